@@ -1,0 +1,292 @@
+#include "extractors/image_text.hpp"
+
+#include "extractors/ocr_engine.hpp"
+#include "extractors/text_clean.hpp"
+
+#include <leptonica/allheaders.h>
+#include <vips/vips8>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <mutex>
+
+namespace extractors {
+
+namespace {
+
+// Rasters above this are scaled down before OCR: Tesseract needs several times the raster
+// in working memory and cannot take a side above 32767 px; 40 MP is a 600-dpi A4 page.
+constexpr double k_max_ocr_pixels = 40e6;
+constexpr int k_max_ocr_side = 30000;
+
+enum class Decoder { none, jpeg, png, gif, webp, tiff, heif, bmp };
+
+Decoder decoder_for(const std::string& mime) {
+    if (mime == "image/jpeg") return Decoder::jpeg;
+    if (mime == "image/png") return Decoder::png;
+    if (mime == "image/gif") return Decoder::gif;
+    if (mime == "image/webp") return Decoder::webp;
+    if (mime == "image/tiff") return Decoder::tiff;
+    if (mime == "image/heic" || mime == "image/heif") return Decoder::heif;
+    if (mime == "image/bmp" || mime == "image/x-ms-bmp") return Decoder::bmp;
+    return Decoder::none;
+}
+
+bool vips_ready() {
+    // vips_init is idempotent; the loader block list is thumbnails::init()'s business.
+    static const bool ok = VIPS_INIT("ingestd") == 0;
+    return ok;
+}
+
+bool heif_available() {
+    static const bool ok = vips_ready() && vips_type_find("VipsOperation", "heifload_buffer") != 0;
+    return ok;
+}
+
+void quiet_leptonica() {
+    static std::once_flag once;
+    std::call_once(once, [] { setMsgSeverity(L_SEVERITY_NONE); });
+}
+
+// The first line of libvips's error buffer, which is then cleared (it is per process).
+std::string vips_reason(const vips::VError& e) {
+    std::string msg = e.what();
+    vips_error_clear();
+    if (const auto nl = msg.find('\n'); nl != std::string::npos) {
+        msg.resize(nl);
+    }
+    return msg;
+}
+
+struct BlobDeleter {
+    void operator()(VipsBlob* blob) const { vips_area_unref(reinterpret_cast<VipsArea*>(blob)); }
+};
+using Blob = std::unique_ptr<VipsBlob, BlobDeleter>;
+
+vips::VImage load(Decoder decoder, VipsBlob* blob, int page) {
+    // Sequential: the pixels are read once, top to bottom, into a grey raster.
+    auto options = [&] {
+        auto* o = vips::VImage::option()->set("access", VIPS_ACCESS_SEQUENTIAL);
+        if (decoder == Decoder::tiff || decoder == Decoder::heif) {
+            o->set("page", page);
+        }
+        return o;
+    };
+    switch (decoder) {
+    case Decoder::jpeg: return vips::VImage::jpegload_buffer(blob, options());
+    case Decoder::png: return vips::VImage::pngload_buffer(blob, options());
+    case Decoder::gif: return vips::VImage::gifload_buffer(blob, options());
+    case Decoder::webp: return vips::VImage::webpload_buffer(blob, options());
+    case Decoder::tiff: return vips::VImage::tiffload_buffer(blob, options());
+    case Decoder::heif: return vips::VImage::heifload_buffer(blob, options());
+    default: throw vips::VError("no libvips loader for this type");
+    }
+}
+
+int dpi_of(double pixels_per_mm) {
+    // libvips reports 1 px/mm when a file states no resolution; Tesseract then estimates it.
+    const double dpi = pixels_per_mm * 25.4;
+    return dpi >= 70 && dpi <= 2400 ? static_cast<int>(std::lround(dpi)) : 0;
+}
+
+// Decodes one page to an in-memory 8-bit grey raster, upright (EXIF orientation applied),
+// transparency flattened onto white, scaled down when huge.
+vips::VImage decode_grey(vips::VImage image, int& dpi) {
+    dpi = dpi_of(image.xres());
+    const bool has_orientation = image.get_typeof(VIPS_META_ORIENTATION) != 0;
+    image = image.colourspace(VIPS_INTERPRETATION_B_W);
+    if (image.format() != VIPS_FORMAT_UCHAR) {
+        image = image.colourspace(VIPS_INTERPRETATION_B_W); // GREY16 -> 8-bit
+    }
+    if (image.has_alpha()) {
+        image = image.flatten(vips::VImage::option()->set("background", std::vector<double>{255.0}));
+    }
+    if (image.bands() > 1) {
+        image = image.extract_band(0);
+    }
+    if (image.format() != VIPS_FORMAT_UCHAR) {
+        image = image.cast(VIPS_FORMAT_UCHAR);
+    }
+    const double pixels = double(image.width()) * double(image.height());
+    double scale = 1.0;
+    if (pixels > k_max_ocr_pixels) {
+        scale = std::sqrt(k_max_ocr_pixels / pixels);
+    }
+    scale = std::min(scale, double(k_max_ocr_side) / double(std::max(image.width(), image.height())));
+    if (scale < 1.0) {
+        image = image.resize(scale);
+        dpi = dpi > 0 ? static_cast<int>(dpi * scale) : 0;
+        if (dpi < 70) {
+            dpi = 0;
+        }
+    }
+    // One pass through the decoder into memory; rotating that copy is then cheap.
+    image = image.copy_memory();
+    if (has_orientation) {
+        image = image.autorot().copy_memory();
+    }
+    return image;
+}
+
+struct Collected {
+    std::string text;
+    long long confidence_sum = 0;
+    long long words = 0;
+    int pages = 0;
+};
+
+void add_page(Collected& c, OcrPage&& page) {
+    if (c.pages > 0) {
+        c.text += '\f';
+    }
+    c.text += page.text;
+    c.confidence_sum += page.confidence_sum;
+    c.words += page.words;
+    ++c.pages;
+}
+
+TextResult finish(Collected&& c, TextResult result) {
+    result.text = clean_text(c.text);
+    result.method = "ocr";
+    result.ocr_pages = c.pages;
+    result.ocr_confidence = c.words > 0 ? double(c.confidence_sum) / double(c.words) : 0.0;
+    return result;
+}
+
+std::string too_many_pixels_message(std::uint64_t w, std::uint64_t h, std::uint64_t max) {
+    return "The image is " + std::to_string(w) + "x" + std::to_string(h) + " pixels, more than the " +
+           std::to_string(max) + " allowed.";
+}
+
+// BMP: libvips reads it only through ImageMagick, which stays blocked; Leptonica decodes it.
+TextResult extract_bmp_text(std::span<const unsigned char> bytes, const TextOptions& options) {
+    TextResult result;
+    quiet_leptonica();
+    l_int32 format = 0, w = 0, h = 0, bps = 0, spp = 0, cmap = 0;
+    if (pixReadHeaderMem(bytes.data(), bytes.size(), &format, &w, &h, &bps, &spp, &cmap) != 0 ||
+        w <= 0 || h <= 0) {
+        result.error = StepError{"corrupt_file", "The BMP image is damaged: its header cannot be read."};
+        return result;
+    }
+    if (std::uint64_t(w) * std::uint64_t(h) > options.max_pixels) {
+        result.error = StepError{"too_many_pixels", too_many_pixels_message(w, h, options.max_pixels)};
+        return result;
+    }
+    struct PixDeleter {
+        void operator()(PIX* p) const { pixDestroy(&p); }
+    };
+    using Pix = std::unique_ptr<PIX, PixDeleter>;
+    Pix pix(pixReadMem(bytes.data(), bytes.size()));
+    if (!pix) {
+        result.error = StepError{"corrupt_file", "The BMP image is damaged: its pixels cannot be decoded."};
+        return result;
+    }
+    Pix grey(pixConvertTo8(pix.get(), 0));
+    pix.reset();
+    // Leptonica keeps 8-bit pixels in native-endian 32-bit words; swap them into byte order.
+    Pix bytes_order(grey ? pixEndianByteSwapNew(grey.get()) : nullptr);
+    if (!bytes_order) {
+        result.error = StepError{"corrupt_file", "The BMP image cannot be converted to grey."};
+        return result;
+    }
+    grey.reset();
+    const l_int32 xres = pixGetXRes(bytes_order.get());
+    const GreyImage image{reinterpret_cast<const unsigned char*>(pixGetData(bytes_order.get())),
+                          static_cast<int>(pixGetWidth(bytes_order.get())),
+                          static_cast<int>(pixGetHeight(bytes_order.get())),
+                          static_cast<int>(pixGetWpl(bytes_order.get()) * 4),
+                          xres >= 70 && xres <= 2400 ? xres : 0};
+    Collected c;
+    OcrPage page = ocr_page(image, options.ocr_langs, options.deadline);
+    const bool timed_out = page.timed_out && std::chrono::steady_clock::now() >= options.deadline;
+    add_page(c, std::move(page));
+    if (timed_out) {
+        result.error = StepError{"timeout", "The job's time ran out while OCR read the image."};
+    }
+    return finish(std::move(c), std::move(result));
+}
+
+} // namespace
+
+bool is_ocr_image(const std::string& mime) {
+    const Decoder d = decoder_for(mime);
+    if (d == Decoder::heif) {
+        return heif_available();
+    }
+    return d != Decoder::none;
+}
+
+TextResult extract_image_text(std::span<const unsigned char> bytes, const std::string& mime,
+                              const TextOptions& options) {
+    TextResult result;
+    const Decoder decoder = decoder_for(mime);
+    if (decoder == Decoder::bmp) {
+        return extract_bmp_text(bytes, options);
+    }
+    if (decoder == Decoder::none || !vips_ready() || (decoder == Decoder::heif && !heif_available())) {
+        result.error = StepError{"corrupt_file", "Images of type " + mime + " cannot be read for OCR."};
+        return result;
+    }
+    // The blob borrows the caller's bytes; libvips never frees them.
+    const Blob blob(vips_blob_new(nullptr, bytes.data(), bytes.size()));
+    Collected c;
+    int page_count = 1;
+    try {
+        for (int page = 0; page < page_count; ++page) {
+            vips::VImage image = load(decoder, blob.get(), page); // header only so far
+            if (page == 0 && decoder == Decoder::tiff && image.get_typeof(VIPS_META_N_PAGES) != 0) {
+                page_count = std::max(1, image.get_int(VIPS_META_N_PAGES));
+                result.page_count = page_count;
+            }
+            if (page >= options.max_ocr_pages) {
+                break;
+            }
+            if (std::chrono::steady_clock::now() >= options.deadline) {
+                result.error = StepError{"timeout", "The job's time ran out after " +
+                                                        std::to_string(page) + " image pages."};
+                break;
+            }
+            const std::uint64_t w = std::uint64_t(std::max(image.width(), 0));
+            const std::uint64_t h = std::uint64_t(std::max(image.height(), 0));
+            if (w * h > options.max_pixels) {
+                result.error = StepError{"too_many_pixels", too_many_pixels_message(w, h, options.max_pixels)};
+                break;
+            }
+            int dpi = 0;
+            const vips::VImage grey = decode_grey(image, dpi);
+            const GreyImage view{static_cast<const unsigned char*>(grey.data()), grey.width(),
+                                 grey.height(), static_cast<int>(VIPS_IMAGE_SIZEOF_LINE(grey.get_image())),
+                                 dpi};
+            OcrPage text = ocr_page(view, options.ocr_langs, options.deadline);
+            const bool timed_out = text.timed_out && std::chrono::steady_clock::now() >= options.deadline;
+            add_page(c, std::move(text));
+            if (timed_out) {
+                result.error = StepError{"timeout", "The job's time ran out while OCR read image page " +
+                                                        std::to_string(page + 1) + "."};
+                break;
+            }
+        }
+    } catch (const vips::VError& e) {
+        const std::string reason = vips_reason(e);
+        result.error = StepError{"corrupt_file", "The image is damaged and cannot be decoded (" +
+                                                     (reason.empty() ? std::string("libvips failed") : reason) + ")."};
+    }
+    if (result.page_count && c.pages < *result.page_count) {
+        result.pages_read = c.pages;
+    }
+    if (c.pages == 0 && result.error) {
+        return result; // nothing was read: no method, no OCR figures
+    }
+    return finish(std::move(c), std::move(result));
+}
+
+void check_ocr_languages(const std::string& langs) {
+    ocr_check_languages(langs);
+}
+
+std::string ocr_version(const std::string& langs) {
+    return ocr_engine_version(langs);
+}
+
+} // namespace extractors

@@ -1,0 +1,26 @@
+#pragma once
+
+#include "extractors/step.hpp"
+
+#include <span>
+#include <string>
+
+namespace extractors {
+
+/// True when `mime` (detected from the bytes) is an image we OCR.
+bool is_ocr_image(const std::string& mime);
+
+/// OCR of an image (every page of a TIFF), decoded to 8-bit grey with EXIF orientation
+/// applied, orientation fixed with OSD when the first pass has low confidence. A photo
+/// with no text is done with empty text. Never throws for bad input. Thread-safe.
+TextResult extract_image_text(std::span<const unsigned char> bytes, const std::string& mime,
+                              const TextOptions& options);
+
+/// Throws std::runtime_error naming the first language of `langs` ("eng+deu") whose
+/// traineddata is missing. Called once at start-up.
+void check_ocr_languages(const std::string& langs);
+
+/// Versions of Tesseract and its language data, for `pipeline_version`.
+std::string ocr_version(const std::string& langs);
+
+} // namespace extractors

@@ -1,0 +1,323 @@
+#include "extractors/ocr_engine.hpp"
+
+#include "extractors/hash.hpp"
+
+#include <tesseract/baseapi.h>
+#include <tesseract/ocrclass.h>
+#include <tesseract/resultiterator.h>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <string_view>
+#include <vector>
+
+namespace extractors {
+
+namespace {
+
+// Word confidences of LSTM recognition on legible upright text sit around 80-95, also on
+// mediocre scans; a page read upside down or sideways gives garbage words around 20-50.
+// Below 60 the page is worth the ~0.7 s of orientation detection; above it, it is not.
+constexpr double k_low_confidence = 60.0;
+
+// DetectOrientationScript's confidence is a margin between the best and the next
+// orientation ("15 is reasonably confident" in Tesseract's docs; Tesseract's own
+// auto-rotation uses min_orientation_margin = 7). The rotated pass is kept only when its
+// words are more confident than the first pass, so a moderate margin is enough.
+constexpr float k_osd_min_confidence = 5.0F;
+
+// Orientation detection takes ~0.7 s a page and cannot be interrupted: skip it when less
+// time than this is left before the page deadline.
+constexpr std::chrono::seconds k_osd_min_time_left{2};
+
+constexpr const char* k_default_tessdata = "/usr/share/tesseract-ocr/5/tessdata";
+
+std::vector<std::string> split_langs(const std::string& langs) {
+    std::vector<std::string> out;
+    std::size_t start = 0;
+    while (true) {
+        const std::size_t plus = langs.find('+', start);
+        std::string lang = langs.substr(start, plus == std::string::npos ? std::string::npos : plus - start);
+        const bool ok = !lang.empty() && lang.front() != '/' &&
+                        std::all_of(lang.begin(), lang.end(), [](char c) {
+                            return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                                   (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '/';
+                        });
+        if (!ok) {
+            throw std::runtime_error("OCR language list '" + langs +
+                                     "' is malformed (expected names like eng or eng+deu)");
+        }
+        out.push_back(std::move(lang));
+        if (plus == std::string::npos) {
+            return out;
+        }
+        start = plus + 1;
+    }
+}
+
+std::filesystem::path traineddata_path(const std::string& lang) {
+    return tessdata_dir() / (lang + ".traineddata");
+}
+
+struct Engines {
+    std::unique_ptr<tesseract::TessBaseAPI> ocr;
+    std::string langs;
+    std::unique_ptr<tesseract::TessBaseAPI> osd;
+    bool osd_unavailable = false;
+};
+
+// One engine per thread: TessBaseAPI is not thread-safe, and creating one costs ~0.1 s and
+// 50-65 MB, so each worker thread keeps its own for its whole life.
+thread_local Engines t_engines;
+
+std::unique_ptr<tesseract::TessBaseAPI> new_engine(const std::string& langs,
+                                                   tesseract::OcrEngineMode mode) {
+    auto api = std::make_unique<tesseract::TessBaseAPI>();
+    // tprintf output ("Estimating resolution as ...", "Too few characters") goes nowhere.
+    api->SetVariable("debug_file", "/dev/null");
+    const std::string dir = tessdata_dir().string();
+    if (api->Init(dir.c_str(), langs.c_str(), mode) != 0) {
+        return nullptr;
+    }
+    api->SetVariable("debug_file", "/dev/null");
+    return api;
+}
+
+tesseract::TessBaseAPI& ocr_engine(const std::string& langs) {
+    Engines& e = t_engines;
+    if (e.ocr && e.langs == langs) {
+        return *e.ocr;
+    }
+    ocr_check_languages(langs);
+    e.ocr.reset();
+    e.ocr = new_engine(langs, tesseract::OEM_DEFAULT);
+    if (!e.ocr) {
+        throw std::runtime_error("Tesseract could not load the OCR languages '" + langs + "' from " +
+                                 tessdata_dir().string());
+    }
+    e.ocr->SetPageSegMode(tesseract::PSM_AUTO);
+    e.langs = langs;
+    return *e.ocr;
+}
+
+// The orientation engine, created on the first page that needs it; nullptr when the osd
+// data is not installed (orientation is then left as it is).
+tesseract::TessBaseAPI* osd_engine() {
+    Engines& e = t_engines;
+    if (e.osd || e.osd_unavailable) {
+        return e.osd.get();
+    }
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(traineddata_path("osd"), ec)) {
+        e.osd = new_engine("osd", tesseract::OEM_TESSERACT_ONLY);
+    }
+    if (!e.osd) {
+        e.osd_unavailable = true;
+        return nullptr;
+    }
+    e.osd->SetPageSegMode(tesseract::PSM_OSD_ONLY);
+    return e.osd.get();
+}
+
+void set_image(tesseract::TessBaseAPI& api, const GreyImage& image) {
+    api.SetImage(image.data, image.width, image.height, 1, image.bytes_per_line);
+    if (image.dpi > 0) {
+        api.SetSourceResolution(image.dpi);
+    }
+}
+
+struct Pass {
+    std::string text;
+    long long confidence_sum = 0;
+    int words = 0;
+    bool timed_out = false;
+
+    double mean() const { return words > 0 ? double(confidence_sum) / words : 0.0; }
+};
+
+Pass recognise(tesseract::TessBaseAPI& api, const GreyImage& image,
+               std::chrono::steady_clock::time_point end) {
+    set_image(api, image);
+    tesseract::ETEXT_DESC monitor;
+    monitor.end_time = end;
+    api.Recognize(&monitor);
+    Pass pass;
+    pass.timed_out = monitor.deadline_exceeded();
+    // Recognize marks recognition done before it starts, so these read what it produced and
+    // never run recognition again without the deadline.
+    if (std::unique_ptr<char[]> text(api.GetUTF8Text()); text) {
+        pass.text = text.get();
+    }
+    // Mean word confidence over the words that have text (Tesseract also rates empty ones).
+    if (std::unique_ptr<tesseract::ResultIterator> it(api.GetIterator()); it) {
+        do {
+            const std::unique_ptr<char[]> word(it->GetUTF8Text(tesseract::RIL_WORD));
+            if (word && std::string_view(word.get()).find_first_not_of(" \t\n") != std::string_view::npos) {
+                pass.confidence_sum += std::lround(std::clamp(it->Confidence(tesseract::RIL_WORD), 0.0F, 100.0F));
+                ++pass.words;
+            }
+        } while (it->Next(tesseract::RIL_WORD));
+    }
+    if (std::getenv("INGEST_OCR_DEBUG")) fprintf(stderr, "pass words=%d mean=%.1f timed_out=%d\n", pass.words, pass.mean(), int(pass.timed_out));
+    api.Clear();
+    return pass;
+}
+
+// Rotates `image` clockwise by `degrees` (90, 180 or 270) into `pixels`.
+GreyImage rotate(const GreyImage& image, int degrees, std::vector<unsigned char>& pixels) {
+    const int w = image.width;
+    const int h = image.height;
+    const bool swap = degrees == 90 || degrees == 270;
+    GreyImage out;
+    out.width = swap ? h : w;
+    out.height = swap ? w : h;
+    out.bytes_per_line = out.width;
+    out.dpi = image.dpi;
+    pixels.resize(std::size_t(out.width) * std::size_t(out.height));
+    for (int y = 0; y < h; ++y) {
+        const unsigned char* row = image.data + std::size_t(y) * std::size_t(image.bytes_per_line);
+        for (int x = 0; x < w; ++x) {
+            int nx = x;
+            int ny = y;
+            if (degrees == 90) {
+                nx = h - 1 - y;
+                ny = x;
+            } else if (degrees == 180) {
+                nx = w - 1 - x;
+                ny = h - 1 - y;
+            } else if (degrees == 270) {
+                nx = y;
+                ny = w - 1 - x;
+            }
+            pixels[std::size_t(ny) * std::size_t(out.width) + std::size_t(nx)] = row[x];
+        }
+    }
+    out.data = pixels.data();
+    return out;
+}
+
+// Clockwise rotation that puts the page upright, or 0 when OSD is unsure or finds it upright.
+int detect_correction(tesseract::TessBaseAPI& osd, const GreyImage& image) {
+    set_image(osd, image);
+    int orientation = 0;
+    float orientation_confidence = 0.0F;
+    const char* script = nullptr;
+    float script_confidence = 0.0F;
+    const bool ok = osd.DetectOrientationScript(&orientation, &orientation_confidence, &script,
+                                                &script_confidence);
+    osd.Clear();
+    if (std::getenv("INGEST_OCR_DEBUG")) fprintf(stderr, "osd ok=%d orient=%d conf=%.2f\n", int(ok), orientation, orientation_confidence);
+    if (!ok || orientation_confidence < k_osd_min_confidence) {
+        return 0;
+    }
+    // `orientation` is how far the page is turned counter-clockwise from upright (Tesseract
+    // reports "Rotate: 360 - orientation" as the clockwise fix).
+    return (360 - orientation) % 360;
+}
+
+} // namespace
+
+std::filesystem::path tessdata_dir() {
+    if (const char* env = std::getenv("TESSDATA_PREFIX"); env != nullptr && *env != '\0') {
+        return env;
+    }
+    return k_default_tessdata;
+}
+
+void ocr_check_languages(const std::string& langs) {
+    for (const std::string& lang : split_langs(langs)) {
+        std::error_code ec;
+        if (!std::filesystem::is_regular_file(traineddata_path(lang), ec)) {
+            throw std::runtime_error("OCR language data missing for '" + lang + "' (looked in " +
+                                     tessdata_dir().string() + ")");
+        }
+    }
+}
+
+std::string ocr_engine_version(const std::string& langs) {
+    static std::mutex mutex;
+    static std::map<std::string, std::string> digests; // path -> short digest
+    std::string out = std::string("tesseract ") + tesseract::TessBaseAPI::Version();
+    for (const std::string& lang : split_langs(langs)) {
+        const std::filesystem::path path = traineddata_path(lang);
+        std::lock_guard lock(mutex);
+        auto it = digests.find(path.string());
+        if (it == digests.end()) {
+            const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+            if (fd < 0) {
+                throw std::runtime_error("OCR language data missing for '" + lang + "' (looked in " +
+                                         tessdata_dir().string() + ")");
+            }
+            std::string hex;
+            try {
+                hex = sha256_fd(fd).sha256_hex;
+            } catch (...) {
+                ::close(fd);
+                throw;
+            }
+            ::close(fd);
+            it = digests.emplace(path.string(), hex.substr(0, 12)).first;
+        }
+        out += ' ';
+        out += lang;
+        out += ':';
+        out += it->second;
+    }
+    return out;
+}
+
+OcrPage ocr_page(const GreyImage& image, const std::string& langs,
+                 std::chrono::steady_clock::time_point deadline) {
+    OcrPage out;
+    if (image.data == nullptr || image.width <= 0 || image.height <= 0) {
+        return out;
+    }
+    tesseract::TessBaseAPI& api = ocr_engine(langs);
+    const auto now = std::chrono::steady_clock::now();
+    const auto end = now >= deadline ? deadline : std::min(deadline, now + k_ocr_page_time_cap);
+
+    Pass first = recognise(api, image, end);
+    out.text = std::move(first.text);
+    out.confidence_sum = first.confidence_sum;
+    out.words = first.words;
+    out.timed_out = first.timed_out;
+    // Upright pages never pay for orientation detection, nor do pages without any words (a
+    // photo): a page on its side or upside down still gives many (garbage) words.
+    if (first.timed_out || first.words == 0 || first.mean() >= k_low_confidence) {
+        return out;
+    }
+    if (std::chrono::steady_clock::now() + k_osd_min_time_left > end) {
+        return out;
+    }
+    tesseract::TessBaseAPI* osd = osd_engine();
+    if (osd == nullptr) {
+        return out;
+    }
+    out.osd_ran = true;
+    const int correction = detect_correction(*osd, image);
+    if (correction == 0) {
+        return out;
+    }
+    std::vector<unsigned char> pixels;
+    const GreyImage turned = rotate(image, correction, pixels);
+    Pass second = recognise(api, turned, end);
+    if (second.words > 0 && second.mean() > first.mean()) {
+        out.text = std::move(second.text);
+        out.confidence_sum = second.confidence_sum;
+        out.words = second.words;
+        out.rotation = correction;
+        out.timed_out = second.timed_out;
+    }
+    return out;
+}
+
+} // namespace extractors

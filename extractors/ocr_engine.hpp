@@ -1,0 +1,54 @@
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <string>
+
+namespace extractors {
+
+/// A borrowed 8-bit grey raster, top row first, rows `bytes_per_line` bytes apart.
+struct GreyImage {
+    const unsigned char* data = nullptr;
+    int width = 0;
+    int height = 0;
+    int bytes_per_line = 0;
+    int dpi = 0; // 0 when unknown: Tesseract then estimates it from the text size
+};
+
+/// What OCR made of one page.
+struct OcrPage {
+    std::string text;           // UTF-8 as Tesseract gave it (not yet cleaned)
+    long long confidence_sum = 0; // sum of the word confidences (0-100 each)
+    int words = 0;              // number of words behind confidence_sum
+    int rotation = 0;           // degrees clockwise the kept pass rotated the page (OSD)
+    bool osd_ran = false;       // orientation detection was needed
+    bool timed_out = false;     // the deadline cut recognition short; `text` is partial
+
+    double mean_confidence() const { return words > 0 ? double(confidence_sum) / words : 0.0; }
+};
+
+/// Largest time one page may take even when the job has more time left.
+inline constexpr std::chrono::seconds k_ocr_page_time_cap{120};
+
+/// OCR of one page with this thread's engine for `langs` ("eng", "eng+deu"), created on
+/// first use and reused (OEM default, automatic page segmentation). Recognition stops at
+/// min(`deadline`, now + k_ocr_page_time_cap). A page whose first pass has a low mean word
+/// confidence is checked with orientation detection (`osd`) and, when that is confident,
+/// rotated and read again; the better pass is kept. Throws std::runtime_error when the
+/// engine cannot be initialised (language data missing). Thread-safe: one engine per
+/// thread. The process must run with OMP_THREAD_LIMIT=1 (read by libgomp before main).
+OcrPage ocr_page(const GreyImage& image, const std::string& langs,
+                 std::chrono::steady_clock::time_point deadline);
+
+/// The folder Tesseract loads language data from: $TESSDATA_PREFIX, else the Debian default.
+std::filesystem::path tessdata_dir();
+
+/// Throws std::runtime_error naming the first language of `langs` without traineddata,
+/// or a malformed language list. Thread-safe.
+void ocr_check_languages(const std::string& langs);
+
+/// "tesseract 5.3.0 eng:1a2b3c4d5e6f" (a SHA-256 prefix of each language's traineddata).
+/// Throws like ocr_check_languages. Thread-safe; each file is hashed once per process.
+std::string ocr_engine_version(const std::string& langs);
+
+} // namespace extractors

@@ -1,0 +1,260 @@
+#include "extractors/pdf_text.hpp"
+
+#include "extractors/ocr_engine.hpp"
+#include "extractors/text_clean.hpp"
+
+#include <glib.h>
+#include <poppler/cpp/poppler-document.h>
+#include <poppler/cpp/poppler-global.h>
+#include <poppler/cpp/poppler-image.h>
+#include <poppler/cpp/poppler-page-renderer.h>
+#include <poppler/cpp/poppler-page.h>
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <memory>
+#include <mutex>
+
+namespace extractors {
+
+namespace {
+
+constexpr double k_ocr_dpi = 300.0;
+
+// A rendered page above this is drawn at a lower resolution: 40 MP is an A3 sheet at 300 dpi
+// (or A4 at ~450 dpi), and Tesseract needs several times the raster in working memory.
+constexpr double k_max_ocr_page_pixels = 40e6;
+
+void quiet_poppler() {
+    // Poppler reports every syntax problem of a damaged file on stderr; the outcome is in
+    // the result instead.
+    static std::once_flag once;
+    std::call_once(once, [] {
+        poppler::set_debug_error_function([](const std::string&, void*) {}, nullptr);
+    });
+}
+
+bool has_letter_or_digit(const std::string& text) {
+    const char* p = text.data();
+    const char* end = p + text.size();
+    while (p < end) {
+        const auto c = static_cast<unsigned char>(*p);
+        if (c < 0x80) {
+            if (g_ascii_isalnum(static_cast<char>(c))) {
+                return true;
+            }
+            ++p;
+            continue;
+        }
+        const gunichar u = g_utf8_get_char_validated(p, end - p);
+        if (u == static_cast<gunichar>(-1) || u == static_cast<gunichar>(-2)) {
+            ++p; // not UTF-8 here: skip the byte
+            continue;
+        }
+        if (g_unichar_isalnum(u)) {
+            return true;
+        }
+        p = g_utf8_next_char(p);
+    }
+    return false;
+}
+
+// A page's text layer as UTF-8 without the page's closing form feed. A glyph with no Unicode
+// mapping comes out as a C0 or C1 control character (often the font's space glyph): it becomes
+// a space, so that the words around it stay apart (clean_text would drop it and glue them).
+std::string layer_text(const char* data, std::size_t size) {
+    if (size > 0 && data[size - 1] == '\f') {
+        --size;
+    }
+    std::string out;
+    out.reserve(size);
+    for (std::size_t i = 0; i < size; ++i) {
+        const auto c = static_cast<unsigned char>(data[i]);
+        if ((c < 0x20 && c != '\n' && c != '\t' && c != '\f' && c != '\r') || c == 0x7F) {
+            out += ' ';
+        } else if (c == 0xC2 && i + 1 < size && static_cast<unsigned char>(data[i + 1]) >= 0x80 &&
+                   static_cast<unsigned char>(data[i + 1]) <= 0x9F) {
+            out += ' '; // U+0080..U+009F
+            ++i;
+        } else {
+            out += static_cast<char>(c);
+        }
+    }
+    return out;
+}
+
+bool same_box(const poppler::rectf& a, const poppler::rectf& b) {
+    constexpr double eps = 0.01;
+    return std::abs(a.left() - b.left()) < eps && std::abs(a.top() - b.top()) < eps &&
+           std::abs(a.width() - b.width()) < eps && std::abs(a.height() - b.height()) < eps;
+}
+
+// The text of a page in reading order over its whole media box, as pdftotext gives it.
+// poppler-cpp reads only the crop box by default, which drops what a printer set outside it
+// (crop marks, line numbers); a slice of the media box, in the crop box's rotated device
+// space (72 dpi, origin at its top left), brings that text back.
+std::string page_text(const poppler::page& page) {
+    const poppler::rectf media = page.page_rect(poppler::media_box);
+    const poppler::rectf crop = page.page_rect(poppler::crop_box);
+    poppler::rectf slice; // empty: the crop box
+    if (!same_box(media, crop) && media.width() > 0 && media.height() > 0) {
+        // PDF boxes: left/top() are x1/y1 (lower left corner), y grows upwards.
+        const double mx1 = media.left(), my1 = media.top();
+        const double mx2 = mx1 + media.width(), my2 = my1 + media.height();
+        const double cx1 = crop.left(), cy1 = crop.top();
+        const double cx2 = cx1 + crop.width(), cy2 = cy1 + crop.height();
+        switch (page.orientation()) {
+        case poppler::page::landscape: // /Rotate 90
+            slice = poppler::rectf(my1 - cy1, mx1 - cx1, media.height(), media.width());
+            break;
+        case poppler::page::upside_down: // /Rotate 180
+            slice = poppler::rectf(cx2 - mx2, my1 - cy1, media.width(), media.height());
+            break;
+        case poppler::page::seascape: // /Rotate 270
+            slice = poppler::rectf(cy2 - my2, cx2 - mx2, media.height(), media.width());
+            break;
+        default:
+            slice = poppler::rectf(mx1 - cx1, cy2 - my2, media.width(), media.height());
+            break;
+        }
+    }
+    const poppler::byte_array utf8 =
+        page.text(slice, poppler::page::non_raw_non_physical_layout).to_utf8();
+    return layer_text(utf8.data(), utf8.size());
+}
+
+// Renders `page` in 8-bit grey at 300 dpi, or lower when that would exceed `max_pixels`.
+poppler::image render_grey(const poppler::page& page, std::uint64_t max_pixels, int& dpi_out) {
+    const poppler::rectf box = page.page_rect(poppler::crop_box);
+    const double w_in = std::abs(box.width()) / 72.0;
+    const double h_in = std::abs(box.height()) / 72.0;
+    if (!(w_in > 0) || !(h_in > 0)) {
+        return {};
+    }
+    const double cap = std::min(k_max_ocr_page_pixels, static_cast<double>(max_pixels));
+    double dpi = k_ocr_dpi;
+    const double pixels = w_in * h_in * dpi * dpi;
+    if (pixels > cap) {
+        dpi = std::floor(dpi * std::sqrt(cap / pixels));
+    }
+    if (dpi < 1 || w_in * dpi > INT_MAX / 2 || h_in * dpi > INT_MAX / 2) {
+        return {};
+    }
+    poppler::page_renderer renderer;
+    renderer.set_image_format(poppler::image::format_gray8);
+    renderer.set_render_hint(poppler::page_renderer::antialiasing, true);
+    renderer.set_render_hint(poppler::page_renderer::text_antialiasing, true);
+    dpi_out = static_cast<int>(dpi);
+    return renderer.render_page(&page, dpi, dpi);
+}
+
+bool expired(std::chrono::steady_clock::time_point deadline) {
+    return std::chrono::steady_clock::now() >= deadline;
+}
+
+} // namespace
+
+TextResult extract_pdf_text(std::span<const unsigned char> bytes, const TextOptions& options) {
+    TextResult result;
+    if (bytes.size() > static_cast<std::size_t>(INT_MAX)) {
+        result.error = StepError{"corrupt_file", "The PDF is larger than 2 GiB, more than Poppler can read."};
+        return result;
+    }
+    quiet_poppler();
+    // Poppler reads straight from the caller's bytes (no copy); they outlive `doc`.
+    const std::unique_ptr<poppler::document> doc(poppler::document::load_from_raw_data(
+        reinterpret_cast<const char*>(bytes.data()), static_cast<int>(bytes.size())));
+    if (!doc) {
+        result.error = StepError{"corrupt_file", "The PDF is damaged or not a PDF: Poppler cannot open it."};
+        return result;
+    }
+    // An owner password alone does not lock a PDF: Poppler opens it with the empty user
+    // password, and the text is extracted whatever its permission flags say.
+    if (doc->is_locked()) {
+        result.error = StepError{"encrypted_pdf", "The PDF is encrypted with a user password."};
+        return result;
+    }
+    const int page_count = doc->pages();
+    if (page_count <= 0) {
+        result.error = StepError{"corrupt_file", "The PDF has no readable pages."};
+        return result;
+    }
+    result.page_count = page_count;
+
+    const int to_read = std::min(page_count, std::max(options.max_pages, 0));
+    std::string text;
+    int pages_done = 0;
+    int ocr_pages = 0;
+    long long confidence_sum = 0;
+    long long confidence_words = 0;
+    bool layer_text = false; // a page kept its text layer, and it has letters or digits
+    bool ocr_text = false;   // an OCR'd page gave letters or digits
+    for (int i = 0; i < to_read; ++i) {
+        if (expired(options.deadline)) {
+            result.error = StepError{"timeout", "The job's time ran out after " +
+                                                    std::to_string(pages_done) + " of " +
+                                                    std::to_string(page_count) + " PDF pages."};
+            break;
+        }
+        const std::unique_ptr<poppler::page> page(doc->create_page(i));
+        std::string page_str = page ? page_text(*page) : std::string();
+        const bool has_text = has_letter_or_digit(page_str);
+        const bool want_ocr = page && ocr_pages < options.max_ocr_pages &&
+                              (options.ocr_mode == OcrMode::force ||
+                               (options.ocr_mode == OcrMode::automatic && !has_text));
+        bool timed_out = false;
+        if (want_ocr) {
+            int dpi = 0;
+            poppler::image raster = render_grey(*page, options.max_pixels, dpi);
+            ++ocr_pages;
+            if (raster.is_valid() && raster.format() == poppler::image::format_gray8) {
+                const GreyImage grey{reinterpret_cast<const unsigned char*>(raster.const_data()),
+                                     raster.width(), raster.height(), raster.bytes_per_row(), dpi};
+                OcrPage ocr = ocr_page(grey, options.ocr_langs, options.deadline);
+                confidence_sum += ocr.confidence_sum;
+                confidence_words += ocr.words;
+                page_str = std::move(ocr.text);
+                timed_out = ocr.timed_out && expired(options.deadline);
+            } else {
+                page_str.clear();
+            }
+            ocr_text = ocr_text || has_letter_or_digit(page_str);
+        } else {
+            layer_text = layer_text || has_text;
+        }
+        if (i > 0) {
+            text += '\f';
+        }
+        text += page_str;
+        if (timed_out) {
+            // The page's partial text is kept, but it does not count as read.
+            result.error = StepError{"timeout", "The job's time ran out while OCR read page " +
+                                                    std::to_string(i + 1) + " of " +
+                                                    std::to_string(page_count) + "."};
+            break;
+        }
+        ++pages_done;
+    }
+
+    result.text = clean_text(text);
+    if (pages_done < page_count) {
+        result.pages_read = pages_done;
+    }
+    if (ocr_pages > 0) {
+        result.ocr_pages = ocr_pages;
+        result.ocr_confidence = confidence_words > 0 ? double(confidence_sum) / double(confidence_words) : 0.0;
+    }
+    // Where the text came from: `ocr` when only OCR found any (also when nothing was found
+    // but OCR ran, as for a PDF of photos), `mixed` when both did.
+    if (ocr_pages == 0 || (layer_text && !ocr_text)) {
+        result.method = "text_layer";
+    } else if (layer_text) {
+        result.method = "mixed";
+    } else {
+        result.method = "ocr";
+    }
+    return result;
+}
+
+} // namespace extractors

@@ -1,0 +1,42 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace extractors {
+
+/// A step's failure on the file's content: a spec error code (`corrupt_file`,
+/// `encrypted_pdf`, `too_many_pixels`, `timeout`, `memory_limit`, `crashed`) and one
+/// readable sentence.
+struct StepError {
+    std::string code;
+    std::string message;
+};
+
+enum class OcrMode { automatic, force, off };
+
+/// What the text extractors need to know; plain values, no Redis, no globals.
+struct TextOptions {
+    OcrMode ocr_mode = OcrMode::automatic;
+    int max_pages = 2000;     // PDF pages read for text
+    int max_ocr_pages = 100;  // pages (PDF or TIFF) sent to OCR
+    std::uint64_t max_pixels = 100000000;
+    std::string ocr_langs = "eng";
+    std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+};
+
+/// The outcome of text extraction of one file. `error` set means the step failed;
+/// `text` may still hold what was read before the failure (a timeout keeps pages done).
+struct TextResult {
+    std::optional<StepError> error;
+    std::string text;   // the whole text, valid UTF-8, cleaned
+    std::string method; // "text_layer", "ocr", "mixed", "plain"
+    std::optional<int> page_count;
+    std::optional<int> pages_read; // only when fewer than page_count were read
+    std::optional<int> ocr_pages;
+    std::optional<double> ocr_confidence; // mean word confidence 0-100
+};
+
+} // namespace extractors

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Installs every Debian 12 package ingestd needs to build, test and run.
+# Idempotent: packages already present are skipped; safe to run on every build.
+set -euo pipefail
+
+packages=(
+  # toolchain
+  build-essential g++ cmake pkg-config git ca-certificates file
+  # libraries
+  libboost-dev libboost-system-dev libhiredis-dev
+  libtesseract-dev libleptonica-dev tesseract-ocr-eng tesseract-ocr-osd
+  libpoppler-cpp-dev poppler-utils
+  libvips-dev libvips-tools libwebp-dev
+  libspdlog-dev libfmt-dev libssl-dev libmagic-dev
+  nlohmann-json3-dev libcli11-dev libseccomp-dev
+  # tests, fuzzing, benchmarks
+  libgtest-dev libgmock-dev googletest libbenchmark-dev
+  clang libclang-rt-14-dev
+  redis-server redis-tools python3 qpdf procps time
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+export DEBIAN_FRONTEND=noninteractive
+echo "install-deps: installing ${#missing[@]} packages: ${missing[*]}" >&2
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+# redis-server's package starts a system instance on 6379; ingestd runs its own.
+if command -v systemctl >/dev/null 2>&1 && systemctl is-active --quiet redis-server 2>/dev/null; then
+  $sudo systemctl stop redis-server || true
+  $sudo systemctl disable redis-server || true
+fi

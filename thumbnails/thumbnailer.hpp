@@ -1,0 +1,58 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace thumbnails {
+
+/// The three sizes of the spec, largest first.
+inline constexpr int k_sizes[] = {288, 144, 72};
+
+struct Options {
+    std::uint64_t max_pixels = 100000000;
+    int webp_quality = 80;
+    std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+};
+
+struct Thumbnail {
+    int size = 0;     // 72, 144 or 288: the box it fits in
+    int width = 0;    // of the WebP
+    int height = 0;
+    std::string webp; // the encoded file
+};
+
+/// Result of one file; `error` set means the step failed with a spec code
+/// (`corrupt_file`, `too_many_pixels`, ...) and a readable sentence.
+struct Result {
+    struct Error {
+        std::string code;
+        std::string message;
+    };
+    std::optional<Error> error;
+    std::vector<Thumbnail> thumbnails; // 288, 144, 72 when done
+    std::optional<int> width;          // images only, after EXIF orientation
+    std::optional<int> height;
+};
+
+/// Initialises libvips for a long-running process: once, loaders outside our list blocked,
+/// small operation cache, bounded inner concurrency. Thread-safe; later calls do nothing.
+void init();
+
+/// Call on a thread that used libvips before it exits.
+void thread_shutdown();
+
+/// True when `mime` (detected from the bytes) is an image type we thumbnail.
+bool is_supported_image(const std::string& mime);
+
+/// Renders the three WebP thumbnails of an image (first frame / first page) from its bytes.
+/// Never throws for bad input: the failure is in `Result::error`.
+Result render_image(std::span<const unsigned char> bytes, const Options& options);
+
+/// Renders the three WebP thumbnails of the first page of a PDF, rendered with Poppler.
+Result render_pdf(std::span<const unsigned char> bytes, const Options& options);
+
+} // namespace thumbnails

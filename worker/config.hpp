@@ -1,0 +1,59 @@
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace worker {
+
+/// A bad configuration value: the message is the one line printed before exit 2.
+class ConfigError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+/// Every setting of the spec, validated.
+struct Config {
+    std::string redis_url = "redis://127.0.0.1:6379/0";
+    bool redis_url_given = false; // INGEST_REDIS_URL or --redis-url was set explicitly
+    std::string stream = "ingest:uploads";
+    std::string group = "ingestd";
+    std::string consumer;
+    std::string key_prefix = "ingest:";
+    std::string storage_root = "./data/files";
+    int concurrency = 1;
+    std::string http_addr = "127.0.0.1:9464"; // "off" disables
+    std::string ocr_langs = "eng";
+    std::string ocr_mode = "auto"; // auto, force, off
+    std::uint64_t max_file_bytes = 10ULL << 30;
+    std::uint64_t max_pixels = 100000000;
+    int max_pages = 2000;
+    int max_ocr_pages = 100;
+    std::uint64_t max_text_bytes = 1048576;
+    int job_timeout_s = 600;
+    int job_memory_mb = 1024;
+    int claim_idle_ms = 60000;
+    int max_deliveries = 5;
+    int shutdown_grace_s = 25;
+    int webp_quality = 80;
+    std::string log_format = "text";
+    std::string log_level = "info";
+};
+
+/// One setting: its environment variable, its flag and its default as text.
+struct Setting {
+    const char* env;
+    const char* flag; // without the leading "--"
+    const char* help;
+};
+
+/// All settings, in the order of the spec's table.
+const std::vector<Setting>& settings();
+
+/// Builds the configuration from flags (by env name, only those given), then the
+/// environment, then defaults. Throws ConfigError naming the INGEST_* variable.
+Config load_config(const std::map<std::string, std::string>& flags);
+
+} // namespace worker

@@ -1,0 +1,198 @@
+#include "worker/job_runner.hpp"
+
+#include "worker/backoff.hpp"
+#include "worker/log.hpp"
+#include "worker/metrics.hpp"
+
+#include <thread>
+
+namespace worker {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t) {
+    return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+std::string content_kind(const std::vector<std::pair<std::string, std::string>>& fields) {
+    for (const auto& [k, v] : fields) {
+        if (k == "content_type") {
+            if (v == "application/pdf") return "pdf";
+            if (v.rfind("image/", 0) == 0) return "image";
+            if (v.rfind("text/", 0) == 0 || v == "application/json") return "text";
+            return "other";
+        }
+    }
+    return "unknown";
+}
+
+} // namespace
+
+JobRunner::JobRunner(const Config& config, const jobs::Queue& queue, const Storage& storage,
+                     Metrics& metrics, const std::atomic<bool>& stopping, Analyse analyse)
+    : m_config(config), m_queue(queue), m_storage(storage), m_metrics(metrics),
+      m_stopping(stopping), m_analyse(std::move(analyse)),
+      m_redis(jobs::parse_redis_url(config.redis_url), std::chrono::milliseconds(10000)),
+      m_options(PipelineOptions::from(config)), m_version(pipeline_version(config.ocr_langs)) {}
+
+jobs::Fence JobRunner::with_retry(const char* what, const std::function<jobs::Fence()>& call) {
+    Backoff backoff(std::chrono::milliseconds(100), std::chrono::milliseconds(5000));
+    auto give_up_at = Clock::time_point::max();
+    for (;;) {
+        try {
+            jobs::Fence f = call();
+            m_metrics.redis_up = true;
+            return f;
+        } catch (const jobs::RedisIoError& e) {
+            ++m_metrics.redis_errors;
+            m_metrics.redis_up = false;
+            // Past the shutdown grace the entry stays pending for another worker.
+            if (m_stopping && give_up_at == Clock::time_point::max()) {
+                give_up_at = Clock::now() + std::chrono::seconds(m_config.shutdown_grace_s);
+            }
+            if (Clock::now() >= give_up_at) {
+                return jobs::Fence::lost;
+            }
+            auto wait = backoff.next();
+            log::warn(std::string(what) + " failed, retrying", {{"error", e.what()},
+                                                                 {"retry_in_ms", std::to_string(wait.count())}});
+            std::this_thread::sleep_for(wait);
+        }
+    }
+}
+
+void JobRunner::run(const jobs::Delivery& d) {
+    const auto started = Clock::now();
+    const std::string started_at = jobs::utc_now_rfc3339();
+    jobs::ParsedEntry parsed = jobs::parse_event(d.entry_id, d.fields);
+    const jobs::Event& ev = parsed.event;
+    try {
+        if (parsed.verdict == jobs::ParsedEntry::Verdict::dead_letter) {
+            auto f = with_retry("dead letter", [&] {
+                return m_queue.dead_letter(m_redis, d, "", parsed.reason, false, {});
+            });
+            m_metrics.job("dead", "unknown");
+            log::warn("event dead-lettered: " + parsed.reason,
+                      {{"event_id", d.entry_id}, {"stage", "validate"}, {"fence", jobs::to_string(f)}});
+            return;
+        }
+        if (d.deliveries > m_config.max_deliveries) {
+            std::string why = "delivered " + std::to_string(d.deliveries) + " times, more than INGEST_MAX_DELIVERIES=" +
+                              std::to_string(m_config.max_deliveries);
+            std::vector<std::pair<std::string, std::string>> meta = {
+                {"error_code", "gave_up"},
+                {"error", "The event was delivered " + std::to_string(d.deliveries) +
+                              " times without finishing and was moved to the dead-letter stream."},
+                {"attempts", std::to_string(d.deliveries)},
+                {"worker", m_config.consumer},
+                {"finished_at", jobs::utc_now_rfc3339()}};
+            auto f = with_retry("dead letter", [&] {
+                return m_queue.dead_letter(m_redis, d, ev.file_id, why, true, meta);
+            });
+            m_metrics.job("dead", "unknown");
+            log::error("event gave up: " + why, {{"file_id", ev.file_id}, {"event_id", d.entry_id},
+                                                 {"fence", jobs::to_string(f)}});
+            return;
+        }
+
+        std::vector<std::pair<std::string, std::string>> common = {
+            {"attempts", std::to_string(d.deliveries)},
+            {"worker", m_config.consumer},
+            {"started_at", started_at},
+        };
+        if (!ev.storage_key.empty()) common.emplace_back("storage_key", ev.storage_key);
+        common.emplace_back("steps", ev.steps.empty() ? "text,thumbnails" : ev.steps);
+        if (!ev.declared_content_type.empty()) common.emplace_back("declared_content_type", ev.declared_content_type);
+        if (!ev.name.empty()) common.emplace_back("name", ev.name);
+        if (!ev.owner.empty()) common.emplace_back("owner", ev.owner);
+
+        if (parsed.verdict == jobs::ParsedEntry::Verdict::ok) {
+            auto f = with_retry("processing write",
+                                [&] { return m_queue.start(m_redis, d.entry_id, ev.file_id, common); });
+            if (f != jobs::Fence::ok) {
+                m_metrics.job(jobs::to_string(f), "unknown");
+                log::info("event skipped", {{"file_id", ev.file_id}, {"event_id", d.entry_id},
+                                            {"fence", jobs::to_string(f)}});
+                return;
+            }
+        }
+
+        PipelineResult result;
+        if (parsed.verdict == jobs::ParsedEntry::Verdict::invalid_event) {
+            result = file_failure("invalid_event", parsed.reason);
+        } else {
+            JobSpec spec;
+            spec.file_id = ev.file_id;
+            spec.step_text = ev.step_text;
+            spec.step_thumbnails = ev.step_thumbnails;
+            spec.expected_size = ev.size;
+            spec.expected_sha256 = ev.sha256;
+            PipelineOptions options = m_options;
+            options.deadline = started + std::chrono::seconds(m_config.job_timeout_s);
+            Backoff backoff(std::chrono::milliseconds(50), std::chrono::milliseconds(2000));
+            for (int attempt = 0;; ++attempt) {
+                try {
+                    auto t0 = Clock::now();
+                    Storage::Input in = m_storage.open_input(ev.storage_key, m_config.max_file_bytes);
+                    std::string hash = hash_and_check(in.fd.get(), in.size, spec);
+                    m_metrics.stage("hash", seconds_since(t0));
+                    auto t1 = Clock::now();
+                    result = m_analyse(in.fd.get(), in.size, hash, spec, options);
+                    m_metrics.stage("analyse", seconds_since(t1));
+                    for (const auto& out : result.outputs) {
+                        m_storage.write_atomic(out.key, out.bytes);
+                    }
+                    break;
+                } catch (const FileError& e) {
+                    if (e.transient() && attempt < 3 && !m_stopping) {
+                        auto wait = backoff.next();
+                        log::warn("storage error, retrying", {{"file_id", ev.file_id}, {"error", e.what()}});
+                        std::this_thread::sleep_for(wait);
+                        continue;
+                    }
+                    result = file_failure(e.code(), e.what());
+                    break;
+                }
+            }
+        }
+
+        auto fields = std::move(result.fields);
+        fields.emplace_back("status", result.file_error_code.empty() ? "done" : "failed");
+        fields.insert(fields.end(), common.begin(), common.end());
+        fields.emplace_back("finished_at", jobs::utc_now_rfc3339());
+        fields.emplace_back("duration_ms", std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                                              Clock::now() - started).count()));
+        fields.emplace_back("pipeline_version", m_version);
+        const std::string kind = content_kind(fields);
+        auto t2 = Clock::now();
+        auto f = with_retry("final commit", [&] {
+            return m_queue.commit(m_redis, d.entry_id, ev.file_id, fields, result.clear);
+        });
+        m_metrics.stage("commit", seconds_since(t2));
+        m_metrics.stage("total", seconds_since(started));
+        const std::string outcome = f != jobs::Fence::ok ? jobs::to_string(f)
+                                    : result.file_error_code.empty() ? "done" : "failed";
+        m_metrics.job(outcome, kind);
+        const std::string ms = std::to_string(
+            std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started).count());
+        if (!result.file_error_code.empty()) {
+            log::warn("file failed: " + result.file_error, {{"file_id", ev.file_id}, {"event_id", d.entry_id},
+                                                            {"error_code", result.file_error_code},
+                                                            {"stage", "commit"}, {"duration_ms", ms},
+                                                            {"fence", jobs::to_string(f)}});
+        } else {
+            log::info(result.step_failed ? "file done with a failed step" : "file done",
+                      {{"file_id", ev.file_id}, {"event_id", d.entry_id}, {"type", kind},
+                       {"stage", "commit"}, {"duration_ms", ms}, {"fence", jobs::to_string(f)}});
+        }
+    } catch (const std::exception& e) {
+        // A bug or an unexpected Redis reply: the entry stays pending and is redelivered,
+        // and after INGEST_MAX_DELIVERIES it is dead-lettered.
+        m_metrics.job("error", "unknown");
+        log::error(std::string("job aborted, left pending: ") + e.what(),
+                   {{"file_id", ev.file_id}, {"event_id", d.entry_id}});
+    }
+}
+
+} // namespace worker

@@ -1,0 +1,42 @@
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <map>
+#include <mutex>
+#include <string>
+
+namespace worker {
+
+/// Counters and histograms for /metrics. Thread-safe.
+struct Metrics {
+    std::atomic<long long> in_flight{0};
+    std::atomic<long long> redis_errors{0};
+    std::atomic<long long> parser_crashes{0};
+    std::atomic<long long> stream_pending{0};
+    std::atomic<long long> stream_lag{0};
+    std::atomic<bool> redis_up{false};
+    std::atomic<bool> draining{false};
+
+    /// Counts one finished job by outcome (done, failed, superseded, lost, dead) and kind.
+    void job(const std::string& outcome, const std::string& kind);
+    /// Observes one stage's duration in seconds (hash, analyse, commit, total).
+    void stage(const std::string& stage, double seconds);
+    /// The Prometheus text exposition.
+    std::string render() const;
+
+    static constexpr std::array<double, 12> k_buckets = {0.001, 0.005, 0.01, 0.025, 0.05, 0.1,
+                                                          0.25, 0.5, 1, 2.5, 10, 60};
+
+private:
+    struct Histogram {
+        std::array<long long, k_buckets.size()> counts{};
+        long long count = 0;
+        double sum = 0;
+    };
+    mutable std::mutex m_mu;
+    std::map<std::pair<std::string, std::string>, long long> m_jobs;
+    std::map<std::string, Histogram> m_stages;
+};
+
+} // namespace worker
