@@ -11,7 +11,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <memory>
@@ -167,7 +166,6 @@ Pass recognise(tesseract::TessBaseAPI& api, const GreyImage& image,
             }
         } while (it->Next(tesseract::RIL_WORD));
     }
-    if (std::getenv("INGEST_OCR_DEBUG")) fprintf(stderr, "pass words=%d mean=%.1f timed_out=%d\n", pass.words, pass.mean(), int(pass.timed_out));
     api.Clear();
     return pass;
 }
@@ -215,7 +213,6 @@ int detect_correction(tesseract::TessBaseAPI& osd, const GreyImage& image) {
     const bool ok = osd.DetectOrientationScript(&orientation, &orientation_confidence, &script,
                                                 &script_confidence);
     osd.Clear();
-    if (std::getenv("INGEST_OCR_DEBUG")) fprintf(stderr, "osd ok=%d orient=%d conf=%.2f\n", int(ok), orientation, orientation_confidence);
     if (!ok || orientation_confidence < k_osd_min_confidence) {
         return 0;
     }

@@ -218,33 +218,36 @@ std::vector<Delivery> Queue::read(Redis& redis, int count, std::chrono::millisec
     return entries_of(stream.elements[1]);
 }
 
-std::vector<Delivery> Queue::reclaim(Redis& redis, int count,
-                                     std::chrono::milliseconds min_idle) const {
+std::vector<Delivery> Queue::reclaim(Redis& redis, int count, std::chrono::milliseconds min_idle,
+                                     std::string* cursor) const {
+    const std::string from = cursor && !cursor->empty() ? *cursor : "0-0";
     Reply r = redis.command({"XAUTOCLAIM", m_names.stream, m_names.group, m_names.consumer,
-                             std::to_string(min_idle.count()), "0-0", "COUNT",
+                             std::to_string(min_idle.count()), from, "COUNT",
                              std::to_string(count)});
     if (r.error_is("NOGROUP")) {
         ensure_group(redis);
+        if (cursor) *cursor = "0-0";
         return {};
     }
     if (r.is_error()) {
         throw std::runtime_error("XAUTOCLAIM: " + r.str);
     }
     if (!r.is_array() || r.elements.size() < 2) return {};
+    if (cursor) *cursor = r.elements[0].str;
     std::vector<Delivery> out = entries_of(r.elements[1]);
     if (out.empty()) return out;
-    // Delivery counts are only in XPENDING: one range query over what was claimed.
-    Reply p = redis.command({"XPENDING", m_names.stream, m_names.group, "-", "+",
-                             std::to_string(std::max<std::size_t>(out.size() * 4, 100)),
-                             m_names.consumer});
-    if (p.is_array()) {
-        for (auto& d : out) {
-            for (const auto& row : p.elements) {
-                if (row.elements.size() >= 4 && row.elements[0].str == d.entry_id) {
-                    d.deliveries = row.elements[3].integer;
-                    break;
-                }
-            }
+    // Delivery counts are only in XPENDING: one exact query per claimed entry, in one round
+    // trip (a range query over the consumer's list could miss them behind older entries).
+    std::vector<std::vector<std::string>> queries;
+    queries.reserve(out.size());
+    for (const auto& d : out) {
+        queries.push_back({"XPENDING", m_names.stream, m_names.group, d.entry_id, d.entry_id, "1"});
+    }
+    std::vector<Reply> counts = redis.pipeline(queries);
+    for (std::size_t i = 0; i < out.size() && i < counts.size(); ++i) {
+        const Reply& p = counts[i];
+        if (p.is_array() && !p.elements.empty() && p.elements[0].elements.size() >= 4) {
+            out[i].deliveries = p.elements[0].elements[3].integer;
         }
     }
     return out;
@@ -323,6 +326,66 @@ Fence Queue::dead_letter(Redis& redis, const Delivery& delivery, const std::stri
         redis, {meta_key, m_names.stream, m_names.results_stream(), m_names.dead_stream()}, args);
     if (r.is_error() && r.str.find("NOGROUP") != std::string::npos) return Fence::lost;
     return to_fence(r, "dead letter");
+}
+
+namespace {
+
+// The id right after `id` ("5-3" -> "5-4"), so that MINID keeps `id`'s successors only.
+std::string next_id(const std::string& id) {
+    auto dash = id.find('-');
+    if (dash == std::string::npos) return id;
+    const std::string seq = id.substr(dash + 1);
+    if (seq == "18446744073709551615") return id; // keep one entry rather than overflow
+    return id.substr(0, dash + 1) + std::to_string(std::stoull(seq) + 1);
+}
+
+bool id_less(const std::string& a, const std::string& b) {
+    auto split = [](const std::string& id) {
+        auto dash = id.find('-');
+        return std::pair<unsigned long long, unsigned long long>(
+            std::stoull(id.substr(0, dash)), dash == std::string::npos ? 0 : std::stoull(id.substr(dash + 1)));
+    };
+    return split(a) < split(b);
+}
+
+} // namespace
+
+long long Queue::trim(Redis& redis, long long min_length, std::chrono::milliseconds keep) const {
+    Reply len = redis.command({"XLEN", m_names.stream});
+    if (len.type != Reply::Type::integer || len.integer <= min_length) return 0;
+    Reply groups = redis.command({"XINFO", "GROUPS", m_names.stream});
+    if (!groups.is_array() || groups.elements.empty()) return 0; // nobody has read it yet
+    // The lowest id any group still needs. XTRIM cannot run inside a script on Redis 7.0, so
+    // this is computed first; a group created in between at id 0 would miss what is trimmed,
+    // which is why the retention below keeps recent entries regardless.
+    std::string floor;
+    for (const auto& g : groups.elements) {
+        std::string name, last_delivered;
+        long long pending = 0;
+        for (std::size_t i = 0; i + 1 < g.elements.size(); i += 2) {
+            const std::string& k = g.elements[i].str;
+            const Reply& v = g.elements[i + 1];
+            if (k == "name") name = v.str;
+            else if (k == "pending") pending = v.integer;
+            else if (k == "last-delivered-id") last_delivered = v.str;
+        }
+        if (name.empty() || last_delivered.empty()) return 0;
+        std::string needed = next_id(last_delivered);
+        if (pending > 0) {
+            Reply summary = redis.command({"XPENDING", m_names.stream, name});
+            if (!summary.is_array() || summary.elements.size() < 2 || summary.elements[1].is_nil()) return 0;
+            if (id_less(summary.elements[1].str, needed)) needed = summary.elements[1].str;
+        }
+        if (floor.empty() || id_less(needed, floor)) floor = needed;
+    }
+    Reply now = redis.command({"TIME"});
+    if (!now.is_array() || now.elements.size() < 2) return 0;
+    const long long now_ms = std::stoll(now.elements[0].str) * 1000 + std::stoll(now.elements[1].str) / 1000;
+    const std::string retained = std::to_string(std::max(0LL, now_ms - keep.count())) + "-0";
+    if (id_less(retained, floor)) floor = retained;
+    Reply r = redis.command({"XTRIM", m_names.stream, "MINID", floor});
+    if (r.is_error()) throw std::runtime_error("XTRIM: " + r.str);
+    return r.integer;
 }
 
 std::pair<long long, long long> Queue::pending_and_lag(Redis& redis) const {

@@ -60,8 +60,11 @@ public:
                                bool* recreated = nullptr) const;
 
     /// XAUTOCLAIM of up to `count` entries idle longer than `min_idle`, with their delivery
-    /// counts from XPENDING. Entries deleted from the stream are dropped by Redis.
-    std::vector<Delivery> reclaim(Redis& redis, int count, std::chrono::milliseconds min_idle) const;
+    /// counts from XPENDING. Entries deleted from the stream are dropped by Redis. With
+    /// `cursor`, the scan of the pending list resumes where the previous call stopped (start
+    /// at "0-0"; it comes back to "0-0" after a full pass).
+    std::vector<Delivery> reclaim(Redis& redis, int count, std::chrono::milliseconds min_idle,
+                                  std::string* cursor = nullptr) const;
 
     /// Renews the lease of each entry this consumer still owns (XCLAIM ... JUSTID to itself);
     /// returns the ids it no longer owns.
@@ -84,6 +87,13 @@ public:
     Fence dead_letter(Redis& redis, const Delivery& delivery, const std::string& file_id,
                       const std::string& reason, bool give_up,
                       const std::vector<std::pair<std::string, std::string>>& fields) const;
+
+    /// Trims the stream below the oldest entry that some group still needs (its oldest
+    /// pending entry, or the one after its last delivered entry), never plain MAXLEN, and only
+    /// when the stream holds more than `min_length` entries; entries younger than `keep`
+    /// (by the server's clock) are kept too. Returns the number of entries removed (0 when
+    /// there was nothing to do). Throws RedisIoError.
+    long long trim(Redis& redis, long long min_length, std::chrono::milliseconds keep) const;
 
     /// Total XPENDING count of the group and its lag (XINFO GROUPS), for metrics.
     std::pair<long long, long long> pending_and_lag(Redis& redis) const;

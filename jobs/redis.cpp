@@ -96,6 +96,22 @@ std::string percent_decode(const std::string& s) {
     return out;
 }
 
+// Error replies that say "not now" rather than "never": the server is loading its data,
+// running a slow script, out of memory, or between roles in a failover.
+bool is_transient_error(const Reply& r) {
+    if (!r.is_error()) return false;
+    std::string_view code(r.str);
+    code = code.substr(0, code.find(' '));
+    return code == "LOADING" || code == "BUSY" || code == "OOM" || code == "MASTERDOWN" ||
+           code == "TRYAGAIN" || code == "READONLY" || code == "CLUSTERDOWN" || code == "NOREPLICAS";
+}
+
+// A replica (READONLY) or a master that lost its link may be replaced behind the same
+// address: reconnect rather than keep talking to it.
+bool needs_reconnect(const Reply& r) {
+    return r.error_is("READONLY") || r.error_is("MASTERDOWN");
+}
+
 } // namespace
 
 RedisAddress parse_redis_url(const std::string& url) {
@@ -259,7 +275,12 @@ Reply Redis::command(const std::vector<std::string>& args) {
         m_impl->ctx.reset(); // a context that returned an error is never reused
         throw RedisIoError("Redis " + (args.empty() ? std::string() : args[0]) + " failed: " + why);
     }
-    return convert(reply.get());
+    Reply out = convert(reply.get());
+    if (is_transient_error(out)) {
+        if (needs_reconnect(out)) m_impl->ctx.reset();
+        throw RedisBusyError("Redis " + (args.empty() ? std::string() : args[0]) + " refused for now: " + out.str);
+    }
+    return out;
 }
 
 std::vector<Reply> Redis::pipeline(const std::vector<std::vector<std::string>>& commands) {
@@ -290,6 +311,12 @@ std::vector<Reply> Redis::pipeline(const std::vector<std::vector<std::string>>& 
         }
         ReplyPtr reply(static_cast<redisReply*>(raw));
         out.push_back(convert(reply.get()));
+    }
+    for (const auto& r : out) {
+        if (is_transient_error(r)) {
+            if (needs_reconnect(r)) m_impl->ctx.reset();
+            throw RedisBusyError("Redis pipeline refused for now: " + r.str);
+        }
     }
     return out;
 }

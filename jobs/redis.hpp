@@ -31,6 +31,14 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+/// Redis answered but cannot serve the command for now (`LOADING`, `BUSY`, `OOM`,
+/// `MASTERDOWN`, `TRYAGAIN`, `READONLY`, `CLUSTERDOWN`, `NOREPLICAS`). Transient like an I/O
+/// error: the caller backs off and retries.
+class RedisBusyError : public RedisIoError {
+public:
+    using RedisIoError::RedisIoError;
+};
+
 /// A reply copied out of hiredis into plain values, so that nothing outside redis.cpp
 /// sees a `redisReply`.
 struct Reply {
@@ -59,10 +67,12 @@ public:
     Redis& operator=(const Redis&) = delete;
 
     /// Sends one command (arguments passed with explicit lengths) and returns its reply;
-    /// error replies are returned, not thrown.
+    /// error replies are returned, not thrown, except the transient ones, which throw
+    /// RedisBusyError.
     Reply command(const std::vector<std::string>& args);
 
-    /// Pipelines several commands in one round trip; replies in order.
+    /// Pipelines several commands in one round trip; replies in order. Throws RedisBusyError
+    /// (after reading every reply) when one of them is a transient error.
     std::vector<Reply> pipeline(const std::vector<std::vector<std::string>>& commands);
 
     /// Sets the socket timeout for the following commands (a blocking XREADGROUP needs one

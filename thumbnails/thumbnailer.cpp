@@ -9,15 +9,14 @@
 #include <memory>
 #include <mutex>
 #include <new>
-#include <stdexcept>
-#include <string_view>
-#include <utility>
-
 #include <poppler-document.h>
 #include <poppler-global.h>
 #include <poppler-image.h>
 #include <poppler-page-renderer.h>
 #include <poppler-page.h>
+#include <stdexcept>
+#include <string_view>
+#include <utility>
 #include <vips/vips8>
 
 namespace thumbnails {
@@ -41,7 +40,7 @@ constexpr const char* k_allowed_loaders[] = {
 // Metadata that must not steer the derived sizes: orientation was applied by
 // thumbnail, page-height would turn a single frame into an animation.
 constexpr const char* k_dropped_fields[] = {
-    VIPS_META_ORIENTATION, VIPS_META_PAGE_HEIGHT, VIPS_META_N_PAGES, VIPS_META_ICC_NAME,
+    VIPS_META_ORIENTATION, VIPS_META_PAGE_HEIGHT, VIPS_META_N_PAGES,   VIPS_META_ICC_NAME,
     VIPS_META_EXIF_NAME,   VIPS_META_XMP_NAME,    VIPS_META_IPTC_NAME,
 };
 
@@ -50,21 +49,23 @@ struct BlobUnref {
 };
 using BlobPtr = std::unique_ptr<VipsBlob, BlobUnref>;
 
-Result failure(std::string code, std::string message)
-{
+Result failure(std::string code, std::string message) {
     Result result;
     result.error = Result::Error{std::move(code), std::move(message)};
     return result;
 }
 
-bool expired(const Options& options) { return Clock::now() >= options.deadline; }
+bool expired(const Options& options) {
+    return Clock::now() >= options.deadline;
+}
 
-Result timed_out() { return failure("timeout", "The thumbnail ran out of time."); }
+Result timed_out() {
+    return failure("timeout", "The thumbnail ran out of time.");
+}
 
 // The libvips message as one line, then the global error buffer cleared so the
 // next file on this process does not inherit it.
-std::string vips_message(const vips::VError& error)
-{
+std::string vips_message(const vips::VError& error) {
     std::string text = error.what();
     vips_error_clear();
     std::string line;
@@ -96,8 +97,7 @@ std::string vips_message(const vips::VError& error)
     return line;
 }
 
-void on_eval(VipsImage* image, VipsProgress* /*progress*/, void* user)
-{
+void on_eval(VipsImage* image, VipsProgress* /*progress*/, void* user) {
     const auto* deadline = static_cast<const Clock::time_point*>(user);
     if (Clock::now() >= *deadline) {
         vips_image_set_kill(image, TRUE);
@@ -106,8 +106,7 @@ void on_eval(VipsImage* image, VipsProgress* /*progress*/, void* user)
 
 // Computes `image` into memory once, so the smaller sizes and the encoder read
 // pixels instead of re-running the decode; a passed deadline kills the evaluation.
-vips::VImage materialise(const vips::VImage& image, const Options& options)
-{
+vips::VImage materialise(const vips::VImage& image, const Options& options) {
     vips::VImage memory = vips::VImage::new_memory();
     if (options.deadline != Clock::time_point::max()) {
         vips_image_set_progress(memory.get_image(), TRUE);
@@ -119,8 +118,7 @@ vips::VImage materialise(const vips::VImage& image, const Options& options)
 }
 
 // 8-bit sRGB with 3 bands, or 4 with alpha: what the WebP files hold.
-vips::VImage to_srgb(vips::VImage image)
-{
+vips::VImage to_srgb(vips::VImage image) {
     if (image.interpretation() != VIPS_INTERPRETATION_sRGB || image.bands() < 3) {
         image = image.colourspace(VIPS_INTERPRETATION_sRGB);
     }
@@ -130,8 +128,7 @@ vips::VImage to_srgb(vips::VImage image)
     return image;
 }
 
-vips::VImage without_metadata(const vips::VImage& image)
-{
+vips::VImage without_metadata(const vips::VImage& image) {
     vips::VImage copy = image.copy();
     for (const char* field : k_dropped_fields) {
         if (vips_image_get_typeof(copy.get_image(), field) != 0) {
@@ -141,8 +138,7 @@ vips::VImage without_metadata(const vips::VImage& image)
     return copy;
 }
 
-std::string encode_webp(const vips::VImage& image, const Options& options)
-{
+std::string encode_webp(const vips::VImage& image, const Options& options) {
     VipsBlob* raw = image.webpsave_buffer(
         vips::VImage::option()->set("Q", options.webp_quality)->set("strip", true));
     BlobPtr blob(raw);
@@ -154,8 +150,7 @@ std::string encode_webp(const vips::VImage& image, const Options& options)
 
 // Encodes the three sizes from `base`, an in-memory sRGB image; `base_fits` says that
 // it already is the 288 thumbnail, otherwise every size is derived from it.
-Result encode_sizes(const vips::VImage& base, bool base_fits, const Options& options)
-{
+Result encode_sizes(const vips::VImage& base, bool base_fits, const Options& options) {
     Result result;
     const vips::VImage clean = without_metadata(base);
     for (int size : k_sizes) {
@@ -179,8 +174,7 @@ Result encode_sizes(const vips::VImage& base, bool base_fits, const Options& opt
     return result;
 }
 
-Result render_image_unchecked(std::span<const unsigned char> bytes, const Options& options)
-{
+Result render_image_unchecked(std::span<const unsigned char> bytes, const Options& options) {
     if (bytes.empty()) {
         return failure("corrupt_file", "The image file is empty.");
     }
@@ -205,7 +199,8 @@ Result render_image_unchecked(std::span<const unsigned char> bytes, const Option
     const auto pixels = static_cast<std::uint64_t>(width) * static_cast<std::uint64_t>(height);
     if (pixels > options.max_pixels) {
         return failure("too_many_pixels", "The image is " + std::to_string(width) + "x" +
-                                              std::to_string(height) + " pixels, above the limit of " +
+                                              std::to_string(height) +
+                                              " pixels, above the limit of " +
                                               std::to_string(options.max_pixels) + ".");
     }
     if (expired(options)) {
@@ -224,7 +219,8 @@ Result render_image_unchecked(std::span<const unsigned char> bytes, const Option
         // has (AToB0; XYB JPEG profiles have no relative one) and what browsers use.
         thumbnail_options->set("export_profile", "srgb")->set("intent", VIPS_INTENT_PERCEPTUAL);
     }
-    vips::VImage thumbnail = vips::VImage::thumbnail_buffer(blob.get(), k_largest, thumbnail_options);
+    vips::VImage thumbnail =
+        vips::VImage::thumbnail_buffer(blob.get(), k_largest, thumbnail_options);
     vips::VImage base = materialise(to_srgb(thumbnail), options);
     thumbnail = vips::VImage();
     if (expired(options)) {
@@ -242,14 +238,11 @@ Result render_image_unchecked(std::span<const unsigned char> bytes, const Option
 void silence_poppler(const std::string& /*message*/, void* /*closure*/) {}
 
 void silence_glib(const gchar* /*domain*/, GLogLevelFlags /*level*/, const gchar* /*message*/,
-                  gpointer /*data*/)
-{
-}
+                  gpointer /*data*/) {}
 
 // Poppler's ARGB32 is native-endian 0xAARRGGBB on a white paper, so alpha is opaque:
 // keep RGB only.
-vips::VImage wrap_rendering(const poppler::image& rendered)
-{
+vips::VImage wrap_rendering(const poppler::image& rendered) {
     const int width = rendered.width();
     const int height = rendered.height();
     const int stride = rendered.bytes_per_row();
@@ -274,13 +267,13 @@ vips::VImage wrap_rendering(const poppler::image& rendered)
     return vips::VImage(image);
 }
 
-Result render_pdf_unchecked(std::span<const unsigned char> bytes, const Options& options)
-{
+Result render_pdf_unchecked(std::span<const unsigned char> bytes, const Options& options) {
     if (bytes.empty()) {
         return failure("corrupt_file", "The PDF file is empty.");
     }
     if (bytes.size() > static_cast<std::size_t>(INT_MAX)) {
-        return failure("corrupt_file", "The PDF is larger than Poppler can read from memory (2 GiB).");
+        return failure("corrupt_file",
+                       "The PDF is larger than Poppler can read from memory (2 GiB).");
     }
     std::unique_ptr<poppler::document> document(poppler::document::load_from_raw_data(
         reinterpret_cast<const char*>(bytes.data()), static_cast<int>(bytes.size())));
@@ -307,7 +300,8 @@ Result render_pdf_unchecked(std::span<const unsigned char> bytes, const Options&
     const double dpi = 72.0 * std::min(1.0, k_largest / long_side);
     const double expected_pixels = (box.width() * dpi / 72.0 + 1) * (box.height() * dpi / 72.0 + 1);
     if (expected_pixels > static_cast<double>(options.max_pixels)) {
-        return failure("too_many_pixels", "The first page of the PDF would render above the pixel limit.");
+        return failure("too_many_pixels",
+                       "The first page of the PDF would render above the pixel limit.");
     }
     if (expired(options)) {
         return timed_out();
@@ -329,8 +323,7 @@ Result render_pdf_unchecked(std::span<const unsigned char> bytes, const Options&
 
 template <typename Render>
 Result guarded(Render&& render, std::span<const unsigned char> bytes, const Options& options,
-               const char* what)
-{
+               const char* what) {
     try {
         Result result = render(bytes, options);
         // Loaders also leave warnings there on success (libjpeg's "corrupt data").
@@ -341,19 +334,20 @@ Result guarded(Render&& render, std::span<const unsigned char> bytes, const Opti
         if (expired(options)) {
             return timed_out();
         }
-        return failure("corrupt_file", std::string("The ") + what + " could not be read: " + message + ".");
+        return failure("corrupt_file",
+                       std::string("The ") + what + " could not be read: " + message + ".");
     } catch (const std::bad_alloc&) {
         throw;
     } catch (const std::exception& error) {
         vips_error_clear();
-        return failure("corrupt_file", std::string("The ") + what + " could not be read: " + error.what() + ".");
+        return failure("corrupt_file",
+                       std::string("The ") + what + " could not be read: " + error.what() + ".");
     }
 }
 
 } // namespace
 
-void init()
-{
+void init() {
     static std::once_flag once;
     std::call_once(once, [] {
         if (VIPS_INIT("ingestd") != 0) {
@@ -372,34 +366,34 @@ void init()
         // Parallelism comes from parallel jobs, not from threads inside one thumbnail.
         vips_concurrency_set(1);
         // Per-file warnings (truncated data...) would otherwise go to stderr unstructured.
-        g_log_set_handler("VIPS", static_cast<GLogLevelFlags>(G_LOG_LEVEL_WARNING | G_LOG_LEVEL_MESSAGE),
+        g_log_set_handler("VIPS",
+                          static_cast<GLogLevelFlags>(G_LOG_LEVEL_WARNING | G_LOG_LEVEL_MESSAGE),
                           silence_glib, nullptr);
         poppler::set_debug_error_function(silence_poppler, nullptr);
     });
 }
 
-void thread_shutdown() { vips_thread_shutdown(); }
+void thread_shutdown() {
+    vips_thread_shutdown();
+}
 
-bool is_supported_image(const std::string& mime)
-{
+bool is_supported_image(const std::string& mime) {
     static constexpr const char* k_types[] = {
-        "image/jpeg", "image/png",  "image/gif",  "image/webp", "image/tiff",
+        "image/jpeg", "image/png",  "image/gif",           "image/webp",          "image/tiff",
         "image/heic", "image/heif", "image/heic-sequence", "image/heif-sequence", "image/avif",
     };
     return std::any_of(std::begin(k_types), std::end(k_types),
                        [&](const char* type) { return mime == type; });
 }
 
-Result render_image(std::span<const unsigned char> bytes, const Options& options)
-{
+Result render_image(std::span<const unsigned char> bytes, const Options& options) {
     if (expired(options)) {
         return timed_out();
     }
     return guarded(render_image_unchecked, bytes, options, "image");
 }
 
-Result render_pdf(std::span<const unsigned char> bytes, const Options& options)
-{
+Result render_pdf(std::span<const unsigned char> bytes, const Options& options) {
     if (expired(options)) {
         return timed_out();
     }

@@ -14,16 +14,14 @@ constexpr unsigned char k_flag_icc = 0x20;
 constexpr unsigned char k_flag_exif = 0x08;
 constexpr unsigned char k_flag_xmp = 0x04;
 
-std::uint32_t read_le32(std::string_view bytes, std::size_t at)
-{
+std::uint32_t read_le32(std::string_view bytes, std::size_t at) {
     return static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[at])) |
            static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[at + 1])) << 8 |
            static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[at + 2])) << 16 |
            static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[at + 3])) << 24;
 }
 
-void append_le32(std::string& out, std::uint32_t value)
-{
+void append_le32(std::string& out, std::uint32_t value) {
     for (int shift = 0; shift < 32; shift += 8) {
         out.push_back(static_cast<char>((value >> shift) & 0xff));
     }
@@ -36,8 +34,7 @@ struct Chunk {
 
 } // namespace
 
-std::string strip_webp_metadata(std::string_view webp)
-{
+std::string strip_webp_metadata(std::string_view webp) {
     if (webp.size() < 12 || webp.substr(0, 4) != "RIFF" || webp.substr(8, 4) != "WEBP") {
         throw std::runtime_error("the WebP encoder returned something that is not a WebP file");
     }
@@ -64,8 +61,8 @@ std::string strip_webp_metadata(std::string_view webp)
         at += 8 + length + (length & 1);
     }
     // VP8X with no feature left in front of one plain bitstream is the simple format.
-    if (kept.size() == 2 && kept[0].fourcc == "VP8X" && !kept[0].payload.empty() && kept[0].payload[0] == 0 &&
-        (kept[1].fourcc == "VP8 " || kept[1].fourcc == "VP8L")) {
+    if (kept.size() == 2 && kept[0].fourcc == "VP8X" && !kept[0].payload.empty() &&
+        kept[0].payload[0] == 0 && (kept[1].fourcc == "VP8 " || kept[1].fourcc == "VP8L")) {
         kept.erase(kept.begin());
     }
     std::string body = "WEBP";

@@ -26,6 +26,12 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using namespace std::chrono_literals;
 
+// Stream trimming: how often, from what length on, and how recent entries are kept whatever
+// their state (so that `dead retry`, `reconcile` and a person debugging still find them).
+constexpr auto k_trim_interval = std::chrono::milliseconds(60000);
+constexpr long long k_trim_min_length = 10000;
+constexpr auto k_trim_keep = std::chrono::milliseconds(3600 * 1000);
+
 // Work handed from the dispatcher to the job threads, and the set of entries in flight
 // whose leases the lease thread renews.
 class Slots {
@@ -43,13 +49,16 @@ public:
             return m_closed || m_capacity - static_cast<int>(m_queue.size()) - m_running > 0;
         }) && !m_closed;
     }
-    void push(jobs::Delivery d) {
+    // False (and nothing queued) once closed, or when the entry is already in flight here:
+    // a reclaim of this worker's own entry whose lease renewal was late.
+    bool push(jobs::Delivery d) {
         {
             std::lock_guard lock(m_mu);
-            m_owned.insert(d.entry_id);
+            if (m_closed || !m_owned.insert(d.entry_id).second) return false;
             m_queue.push_back(std::move(d));
         }
         m_cv.notify_all();
+        return true;
     }
     std::optional<jobs::Delivery> pop() {
         std::unique_lock lock(m_mu);
@@ -65,6 +74,7 @@ public:
             std::lock_guard lock(m_mu);
             --m_running;
             m_owned.erase(entry_id);
+            m_lost.erase(entry_id);
         }
         m_cv.notify_all();
     }
@@ -84,7 +94,20 @@ public:
     }
     std::vector<std::string> owned() {
         std::lock_guard lock(m_mu);
-        return {m_owned.begin(), m_owned.end()};
+        std::vector<std::string> out;
+        for (const auto& id : m_owned) {
+            if (!m_lost.count(id)) out.push_back(id);
+        }
+        return out;
+    }
+    // Another consumer owns the entry now (or it is gone): its job must not commit.
+    void mark_lost(const std::string& entry_id) {
+        std::lock_guard lock(m_mu);
+        if (m_owned.count(entry_id)) m_lost.insert(entry_id);
+    }
+    bool lost(const std::string& entry_id) {
+        std::lock_guard lock(m_mu);
+        return m_lost.count(entry_id) > 0;
     }
 
 private:
@@ -92,6 +115,7 @@ private:
     std::condition_variable m_cv;
     std::deque<jobs::Delivery> m_queue;
     std::set<std::string> m_owned;
+    std::set<std::string> m_lost;
     int m_capacity;
     int m_running = 0;
     bool m_closed = false;
@@ -144,7 +168,7 @@ int run_daemon(const Config& config) {
                              });
             while (auto d = slots.pop()) {
                 ++metrics.in_flight;
-                runner.run(*d);
+                runner.run(*d, [&slots, id = d->entry_id] { return slots.lost(id); });
                 --metrics.in_flight;
                 slots.done(d->entry_id);
             }
@@ -158,6 +182,7 @@ int run_daemon(const Config& config) {
         jobs::Redis redis(address, block + 5000ms);
         Backoff backoff(100ms, 5000ms);
         auto next_reclaim = Clock::now();
+        std::string reclaim_cursor = "0-0";
         bool group_ready = false;
         while (!stopping) {
             if (!slots.wait_free(Clock::now() + 200ms)) continue;
@@ -171,8 +196,11 @@ int run_daemon(const Config& config) {
                 if (free <= 0) continue;
                 std::vector<jobs::Delivery> got;
                 if (Clock::now() >= next_reclaim) {
-                    got = queue.reclaim(redis, free, claim_idle);
-                    next_reclaim = Clock::now() + jittered(std::max(claim_idle / 2, std::chrono::milliseconds(200)));
+                    got = queue.reclaim(redis, free, claim_idle, &reclaim_cursor);
+                    // A pass that stopped midway goes on at once; a full pass waits for the timer.
+                    next_reclaim = reclaim_cursor != "0-0"
+                                       ? Clock::now()
+                                       : Clock::now() + jittered(std::max(claim_idle / 2, std::chrono::milliseconds(200)));
                     for (const auto& d : got) {
                         log::info("reclaimed an idle entry", {{"event_id", d.entry_id},
                                                               {"deliveries", std::to_string(d.deliveries)}});
@@ -190,7 +218,12 @@ int run_daemon(const Config& config) {
                 }
                 metrics.redis_up = true;
                 backoff.reset();
-                for (auto& d : got) slots.push(std::move(d));
+                for (auto& d : got) {
+                    const std::string id = d.entry_id;
+                    if (!slots.push(std::move(d))) {
+                        log::debug("entry not queued (in flight here already, or draining)", {{"event_id", id}});
+                    }
+                }
             } catch (const jobs::RedisIoError& e) {
                 ++metrics.redis_errors;
                 metrics.redis_up = false;
@@ -208,10 +241,12 @@ int run_daemon(const Config& config) {
     });
 
     // Lease keeper: renews in-flight entries every third of the claim timeout, on a thread
-    // that parser work never blocks; also samples pending/lag for metrics.
+    // that parser work never blocks; also samples pending/lag for metrics and now and then
+    // trims the stream below what every group still needs.
     std::atomic<bool> lease_stop{false};
     std::thread lease([&] {
         jobs::Redis redis(address, std::max(claim_idle / 3, std::chrono::milliseconds(1000)));
+        auto next_trim = Clock::now() + jittered(k_trim_interval);
         while (!lease_stop) {
             sleep_unless(lease_stop, std::max(claim_idle / 3, std::chrono::milliseconds(50)));
             if (lease_stop) break;
@@ -219,11 +254,20 @@ int run_daemon(const Config& config) {
                 auto owned = slots.owned();
                 auto lost = queue.renew(redis, owned);
                 for (const auto& id : lost) {
+                    slots.mark_lost(id);
                     log::warn("lease lost; the job will not be committed", {{"event_id", id}});
                 }
                 auto [pending, lag] = queue.pending_and_lag(redis);
                 metrics.stream_pending = pending;
                 metrics.stream_lag = lag;
+                if (Clock::now() >= next_trim) {
+                    next_trim = Clock::now() + jittered(k_trim_interval);
+                    if (long long n = queue.trim(redis, k_trim_min_length, k_trim_keep); n > 0) {
+                        metrics.stream_trimmed += n;
+                        log::info("stream trimmed below the oldest entry still needed",
+                                  {{"stream", config.stream}, {"trimmed", std::to_string(n)}});
+                    }
+                }
             } catch (const std::exception& e) {
                 ++metrics.redis_errors;
                 log::warn(std::string("lease renewal failed: ") + e.what());

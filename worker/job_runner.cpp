@@ -62,7 +62,7 @@ jobs::Fence JobRunner::with_retry(const char* what, const std::function<jobs::Fe
     }
 }
 
-void JobRunner::run(const jobs::Delivery& d) {
+void JobRunner::run(const jobs::Delivery& d, const std::function<bool()>& lease_lost) {
     const auto started = Clock::now();
     const std::string started_at = jobs::utc_now_rfc3339();
     jobs::ParsedEntry parsed = jobs::parse_event(d.entry_id, d.fields);
@@ -118,6 +118,18 @@ void JobRunner::run(const jobs::Delivery& d) {
             }
         }
 
+        // Another worker took the entry over (this worker's lease lapsed, e.g. Redis was away
+        // longer than INGEST_CLAIM_IDLE_MS): its result will be the one committed. The commit
+        // is fenced anyway; stopping early saves the work and the output writes.
+        auto abandoned = [&](const char* stage) {
+            if (!lease_lost || !lease_lost()) return false;
+            ++m_metrics.leases_lost;
+            m_metrics.job("lost", "unknown");
+            log::warn("lease lost; job abandoned without committing",
+                      {{"file_id", ev.file_id}, {"event_id", d.entry_id}, {"stage", stage}});
+            return true;
+        };
+
         PipelineResult result;
         if (parsed.verdict == jobs::ParsedEntry::Verdict::invalid_event) {
             result = file_failure("invalid_event", parsed.reason);
@@ -140,6 +152,7 @@ void JobRunner::run(const jobs::Delivery& d) {
                     auto t1 = Clock::now();
                     result = m_analyse(in.fd.get(), in.size, hash, spec, options);
                     m_metrics.stage("analyse", seconds_since(t1));
+                    if (abandoned("analyse")) return;
                     for (const auto& out : result.outputs) {
                         m_storage.write_atomic(out.key, out.bytes);
                     }
@@ -165,6 +178,7 @@ void JobRunner::run(const jobs::Delivery& d) {
                                                               Clock::now() - started).count()));
         fields.emplace_back("pipeline_version", m_version);
         const std::string kind = content_kind(fields);
+        if (abandoned("commit")) return;
         auto t2 = Clock::now();
         auto f = with_retry("final commit", [&] {
             return m_queue.commit(m_redis, d.entry_id, ev.file_id, fields, result.clear);
@@ -176,7 +190,12 @@ void JobRunner::run(const jobs::Delivery& d) {
         m_metrics.job(outcome, kind);
         const std::string ms = std::to_string(
             std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started).count());
-        if (!result.file_error_code.empty()) {
+        if (f == jobs::Fence::lost) {
+            ++m_metrics.leases_lost;
+            log::warn("lease lost before the commit; result discarded",
+                      {{"file_id", ev.file_id}, {"event_id", d.entry_id}, {"stage", "commit"},
+                       {"duration_ms", ms}});
+        } else if (!result.file_error_code.empty()) {
             log::warn("file failed: " + result.file_error, {{"file_id", ev.file_id}, {"event_id", d.entry_id},
                                                             {"error_code", result.file_error_code},
                                                             {"stage", "commit"}, {"duration_ms", ms},

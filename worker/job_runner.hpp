@@ -27,8 +27,9 @@ public:
               Metrics& metrics, const std::atomic<bool>& stopping, Analyse analyse);
 
     /// Handles one delivery; never throws (every failure is logged, and the entry is either
-    /// committed or left pending for a redelivery).
-    void run(const jobs::Delivery& delivery);
+    /// committed or left pending for a redelivery). `lease_lost`, when given, says whether
+    /// another worker has taken the entry over; the job is then abandoned uncommitted.
+    void run(const jobs::Delivery& delivery, const std::function<bool()>& lease_lost = {});
 
     jobs::Redis& redis() { return m_redis; }
 

@@ -52,6 +52,12 @@ std::string Metrics::render() const {
     o << "# HELP ingestd_parser_crashes_total Parser helper processes that died mid-job.\n"
          "# TYPE ingestd_parser_crashes_total counter\ningestd_parser_crashes_total "
       << parser_crashes.load() << "\n";
+    o << "# HELP ingestd_leases_lost_total Jobs abandoned because another worker took over their entry.\n"
+         "# TYPE ingestd_leases_lost_total counter\ningestd_leases_lost_total "
+      << leases_lost.load() << "\n";
+    o << "# HELP ingestd_stream_trimmed_total Acknowledged entries trimmed from the stream.\n"
+         "# TYPE ingestd_stream_trimmed_total counter\ningestd_stream_trimmed_total "
+      << stream_trimmed.load() << "\n";
     o << "# HELP ingestd_redis_up Whether the worker is connected to Redis.\n"
          "# TYPE ingestd_redis_up gauge\ningestd_redis_up "
       << (redis_up.load() ? 1 : 0) << "\n";

@@ -13,6 +13,8 @@ struct Metrics {
     std::atomic<long long> in_flight{0};
     std::atomic<long long> redis_errors{0};
     std::atomic<long long> parser_crashes{0};
+    std::atomic<long long> leases_lost{0};
+    std::atomic<long long> stream_trimmed{0};
     std::atomic<long long> stream_pending{0};
     std::atomic<long long> stream_lag{0};
     std::atomic<bool> redis_up{false};

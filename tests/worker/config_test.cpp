@@ -1,1 +1,101 @@
+#include "worker/config.hpp"
+
+#include <cstdlib>
 #include <gtest/gtest.h>
+
+namespace {
+
+using worker::ConfigError;
+using worker::load_config;
+
+// Sets an environment variable for one test and restores it afterwards.
+class EnvVar {
+public:
+    EnvVar(const char* name, const char* value) : m_name(name) {
+        if (const char* old = std::getenv(name)) m_old = old;
+        ::setenv(name, value, 1);
+    }
+    ~EnvVar() {
+        if (m_old) ::setenv(m_name, m_old->c_str(), 1);
+        else ::unsetenv(m_name);
+    }
+
+private:
+    const char* m_name;
+    std::optional<std::string> m_old;
+};
+
+std::string error_of(const std::map<std::string, std::string>& flags) {
+    try {
+        load_config(flags);
+    } catch (const ConfigError& e) {
+        return e.what();
+    }
+    return "";
+}
+
+TEST(Config, Defaults) {
+    auto c = load_config({});
+    EXPECT_EQ(c.redis_url, "redis://127.0.0.1:6379/0");
+    EXPECT_EQ(c.stream, "ingest:uploads");
+    EXPECT_EQ(c.group, "ingestd");
+    EXPECT_EQ(c.key_prefix, "ingest:");
+    EXPECT_EQ(c.storage_root, "./data/files");
+    EXPECT_GE(c.concurrency, 1);
+    EXPECT_EQ(c.http_addr, "127.0.0.1:9464");
+    EXPECT_EQ(c.ocr_mode, "auto");
+    EXPECT_EQ(c.max_file_bytes, 10ULL << 30);
+    EXPECT_EQ(c.max_pixels, 100000000u);
+    EXPECT_EQ(c.max_text_bytes, 1048576u);
+    EXPECT_EQ(c.claim_idle_ms, 60000);
+    EXPECT_EQ(c.max_deliveries, 5);
+    EXPECT_EQ(c.webp_quality, 80);
+    EXPECT_NE(c.consumer.find('-'), std::string::npos); // <hostname>-<pid>
+}
+
+TEST(Config, EnvironmentThenFlagsWin) {
+    EnvVar a("INGEST_CONCURRENCY", "3");
+    EnvVar b("INGEST_OCR_MODE", "off");
+    auto c = load_config({});
+    EXPECT_EQ(c.concurrency, 3);
+    EXPECT_EQ(c.ocr_mode, "off");
+    c = load_config({{"INGEST_CONCURRENCY", "7"}});
+    EXPECT_EQ(c.concurrency, 7);
+}
+
+TEST(Config, BadValuesNameTheVariable) {
+    EnvVar a("INGEST_CONCURRENCY", "abc");
+    EXPECT_EQ(error_of({}), "invalid INGEST_CONCURRENCY: expected a positive integer, got \"abc\"");
+}
+
+TEST(Config, EveryBadValueIsAnError) {
+    const std::vector<std::pair<std::string, std::string>> bad = {
+        {"INGEST_CONCURRENCY", "0"},        {"INGEST_CONCURRENCY", "-2"},
+        {"INGEST_REDIS_URL", "http://x"},   {"INGEST_OCR_MODE", "sometimes"},
+        {"INGEST_MAX_FILE_BYTES", "10GB"},  {"INGEST_WEBP_QUALITY", "101"},
+        {"INGEST_LOG_FORMAT", "xml"},       {"INGEST_LOG_LEVEL", "loud"},
+        {"INGEST_HTTP_ADDR", "9464"},       {"INGEST_CLAIM_IDLE_MS", "fast"},
+        {"INGEST_STREAM", "has space"},     {"INGEST_OCR_LANGS", "eng deu"},
+        {"INGEST_JOB_TIMEOUT_S", "0"},      {"INGEST_MAX_DELIVERIES", ""},
+    };
+    for (const auto& [k, v] : bad) {
+        std::string e = error_of({{k, v}});
+        EXPECT_NE(e.find("invalid " + k + ":"), std::string::npos) << k << "=" << v << " gave: " << e;
+        EXPECT_NE(e.find("\"" + v + "\""), std::string::npos) << e;
+    }
+}
+
+TEST(Config, GoodValues) {
+    auto c = load_config({{"INGEST_REDIS_URL", "unix:///tmp/r.sock"},
+                          {"INGEST_HTTP_ADDR", "off"},
+                          {"INGEST_OCR_LANGS", "eng+deu"},
+                          {"INGEST_MAX_FILE_BYTES", "1048576"},
+                          {"INGEST_LOG_FORMAT", "json"}});
+    EXPECT_TRUE(c.redis_url_given);
+    EXPECT_EQ(c.http_addr, "off");
+    EXPECT_EQ(c.ocr_langs, "eng+deu");
+    EXPECT_EQ(c.max_file_bytes, 1048576u);
+    EXPECT_EQ(c.log_format, "json");
+}
+
+} // namespace

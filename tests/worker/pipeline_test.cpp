@@ -1,1 +1,146 @@
+#include "worker/pipeline.hpp"
+
+#include "thumbnails/thumbnailer.hpp"
+#include "tests/support/corpus.hpp"
+
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <map>
+#include <unistd.h>
+
+namespace {
+
+using testsupport::TempDir;
+using worker::JobSpec;
+using worker::PipelineOptions;
+using worker::PipelineResult;
+
+struct Run {
+    PipelineResult result;
+    std::map<std::string, std::string> fields;
+};
+
+Run run(const std::filesystem::path& p, JobSpec spec = {}, PipelineOptions options = {}) {
+    thumbnails::init();
+    if (spec.file_id.empty()) spec.file_id = "f1";
+    int fd = ::open(p.c_str(), O_RDONLY);
+    EXPECT_GE(fd, 0);
+    auto size = static_cast<std::uint64_t>(std::filesystem::file_size(p));
+    Run r{worker::run_pipeline(fd, size, spec, options), {}};
+    ::close(fd);
+    for (auto& [k, v] : r.result.fields) r.fields[k] = v;
+    return r;
+}
+
+TEST(Pipeline, PlainText) {
+    TempDir d;
+    testsupport::write_file(d.path() / "t", "hello, world\n");
+    auto r = run(d.path() / "t");
+    EXPECT_EQ(r.result.file_error_code, "");
+    EXPECT_EQ(r.fields["content_type"], "text/plain");
+    EXPECT_EQ(r.fields["size_bytes"], "13");
+    EXPECT_EQ(r.fields["content_hash"], "853ff93762a06ddbf722c4ebe9ddd66d8f63ddaea97f521c3ecc20da7c976020");
+    EXPECT_EQ(r.fields["extraction_status"], "done");
+    EXPECT_EQ(r.fields["extraction_method"], "plain");
+    EXPECT_EQ(r.fields["extracted_text"], "hello, world\n");
+    EXPECT_EQ(r.fields["thumbnail_status"], "not_applicable");
+    EXPECT_TRUE(r.result.outputs.empty());
+}
+
+TEST(Pipeline, EmptyAndBinaryAreNotApplicable) {
+    TempDir d;
+    testsupport::write_file(d.path() / "e", "");
+    auto e = run(d.path() / "e");
+    EXPECT_EQ(e.result.file_error_code, "");
+    EXPECT_EQ(e.fields["size_bytes"], "0");
+    EXPECT_EQ(e.fields["extraction_status"], "not_applicable");
+    EXPECT_EQ(e.fields["thumbnail_status"], "not_applicable");
+    std::string bin;
+    for (int i = 0; i < 100000; ++i) bin.push_back(static_cast<char>((i * 2654435761u) >> 13));
+    testsupport::write_file(d.path() / "b", bin);
+    auto b = run(d.path() / "b");
+    EXPECT_EQ(b.fields["extraction_status"], "not_applicable");
+    EXPECT_EQ(b.fields["thumbnail_status"], "not_applicable");
+    EXPECT_EQ(b.fields["content_type"], "application/octet-stream");
+}
+
+TEST(Pipeline, DeclaredSizeAndDigestChecked) {
+    TempDir d;
+    testsupport::write_file(d.path() / "t", "hello, world\n");
+    JobSpec spec;
+    spec.expected_size = 999;
+    EXPECT_EQ(run(d.path() / "t", spec).result.file_error_code, "size_mismatch");
+    spec = {};
+    spec.expected_sha256 = std::string(64, '0');
+    auto r = run(d.path() / "t", spec);
+    EXPECT_EQ(r.result.file_error_code, "hash_mismatch");
+    EXPECT_FALSE(r.fields["error"].empty());
+    spec = {};
+    spec.expected_size = 13;
+    spec.expected_sha256 = "853ff93762a06ddbf722c4ebe9ddd66d8f63ddaea97f521c3ecc20da7c976020";
+    EXPECT_EQ(run(d.path() / "t", spec).result.file_error_code, "");
+}
+
+TEST(Pipeline, LongTextIsCutInlineAndSpilledWhole) {
+    TempDir d;
+    std::string text;
+    while (text.size() < 5000) text += "wörd ";
+    testsupport::write_file(d.path() / "t", text);
+    PipelineOptions o;
+    o.max_text_bytes = 1001; // lands inside the two-byte ö
+    auto r = run(d.path() / "t", {}, o);
+    EXPECT_LE(r.fields["extracted_text"].size(), 1001u);
+    EXPECT_EQ(r.fields["extracted_text_bytes"], std::to_string(text.size()));
+    EXPECT_EQ(r.fields["extracted_text_key"], "text/f1.txt");
+    ASSERT_EQ(r.result.outputs.size(), 1u);
+    EXPECT_EQ(r.result.outputs[0].key, "text/f1.txt");
+    EXPECT_EQ(r.result.outputs[0].bytes, text);
+    EXPECT_EQ(text.compare(0, r.fields["extracted_text"].size(), r.fields["extracted_text"]), 0);
+}
+
+TEST(Pipeline, OnlyRequestedStepsOwnTheirFields) {
+    TempDir d;
+    testsupport::write_file(d.path() / "t", "words\n");
+    JobSpec spec;
+    spec.step_text = false;
+    auto r = run(d.path() / "t", spec);
+    EXPECT_EQ(r.fields.count("extraction_status"), 0u);
+    EXPECT_EQ(r.fields["thumbnail_status"], "not_applicable");
+    for (const auto& c : r.result.clear) {
+        EXPECT_NE(c, "extracted_text") << "a thumbnails-only run must keep the text fields";
+    }
+}
+
+TEST(Pipeline, ImageGetsThumbnailsAndDimensions) {
+    INGEST_CORPUS_FILE(img, "img/png/hopper.png");
+    JobSpec spec;
+    spec.step_text = false;
+    auto r = run(img, spec);
+    EXPECT_EQ(r.fields["content_type"], "image/png");
+    EXPECT_EQ(r.fields["thumbnail_status"], "done");
+    EXPECT_EQ(r.fields["thumbnail_72_key"], "thumbnails/f1/72.webp");
+    EXPECT_EQ(r.result.outputs.size(), 3u);
+    EXPECT_FALSE(r.fields["width"].empty());
+}
+
+TEST(Pipeline, PdfNamedJpegIsAPdf) {
+    INGEST_CORPUS_FILE(pdf, "pdf/text/doc_1_3_pages.pdf");
+    TempDir d;
+    std::filesystem::copy_file(pdf, d.path() / "photo.jpg");
+    JobSpec spec;
+    spec.step_thumbnails = false;
+    auto r = run(d.path() / "photo.jpg", spec);
+    EXPECT_EQ(r.fields["content_type"], "application/pdf");
+    EXPECT_EQ(r.fields["extraction_status"], "done");
+    EXPECT_EQ(r.fields["page_count"], "3");
+}
+
+TEST(Pipeline, FileFailureClearsResults) {
+    auto r = worker::file_failure("storage_missing", "No file.");
+    EXPECT_EQ(r.file_error_code, "storage_missing");
+    bool clears_text = false;
+    for (auto& c : r.clear) clears_text = clears_text || c == "extracted_text";
+    EXPECT_TRUE(clears_text);
+}
+
+} // namespace

@@ -1,0 +1,33 @@
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+
+namespace worker {
+
+/// Start-up settings of a helper process (`ingestd helper`, started only by HelperPool).
+struct HelperArgs {
+    int channel = 3;            // the connected socket to the worker
+    int parent = 0;             // the worker's pid: the helper exits when it is gone
+    std::filesystem::path scratch; // the only folder the helper may write (its TMPDIR)
+    std::uint64_t memory_mb = 1024; // INGEST_JOB_MEMORY_MB; RLIMIT_DATA adds k_helper_base_mb
+    std::string preload_langs;  // Tesseract languages to load before the first job; empty: none
+    bool self_test_sandbox = false;
+    std::filesystem::path self_test_outside; // a path outside `scratch` to try to write
+    int self_test_port = 0;     // a loopback TCP port to try to reach
+};
+
+/// Memory for the loaded engines and libraries on top of INGEST_JOB_MEMORY_MB.
+inline constexpr std::uint64_t k_helper_base_mb = 256;
+
+/// Exit code of a helper that ran out of memory outside a step's own handling.
+inline constexpr int k_helper_exit_out_of_memory = 86;
+
+/// The helper's main loop: limits, sandbox, engine preload, then one `analyse` per request
+/// until the worker closes the socket. Returns the exit code. With `self_test_sandbox`,
+/// applies the sandbox, tries to reach the network and to write outside its folder, prints
+/// one JSON line saying what happened, and returns 0.
+int run_helper(const HelperArgs& args);
+
+} // namespace worker
