@@ -11,6 +11,8 @@
 #include <boost/beast/http.hpp>
 #include <nlohmann/json.hpp>
 
+#include <set>
+
 namespace worker {
 
 namespace asio = boost::asio;
@@ -23,16 +25,25 @@ namespace {
 constexpr const char* k_dashboard = R"html(<!doctype html>
 <html><head><meta charset="utf-8"><title>ingestd</title>
 <style>body{font:14px system-ui,sans-serif;margin:2em;max-width:60em}pre{background:#f4f4f4;padding:1em;overflow:auto}
-input{font:inherit;width:24em}</style></head>
+input{font:inherit;width:24em}td,th{padding:2px 8px;text-align:left}</style></head>
 <body><h1>ingestd</h1>
 <p>Worker status: <b id="ready">…</b></p>
 <h2>Look up a file</h2>
 <form id="f"><input id="id" placeholder="file_id"> <button>Show</button></form>
 <pre id="out"></pre>
+<h2>Recent files</h2>
+<table id="recent"><thead><tr><th>file_id</th><th>status</th><th>event_id</th></tr></thead><tbody></tbody></table>
 <h2>Metrics</h2><pre id="metrics"></pre>
 <script>
 async function refresh(){
   const r = await fetch('/readyz'); document.getElementById('ready').textContent = r.ok ? 'ready' : 'not ready';
+  const rr = await fetch('/v1/recent');
+  if (rr.ok) {
+    const rows = await rr.json(); const tb = document.querySelector('#recent tbody'); tb.textContent = '';
+    for (const x of rows) { const tr = document.createElement('tr');
+      for (const k of ['file_id', 'status', 'event_id']) { const td = document.createElement('td'); td.textContent = x[k] || ''; tr.appendChild(td); }
+      tb.appendChild(tr); }
+  }
   const m = await fetch('/metrics'); const t = await m.text();
   document.getElementById('metrics').textContent = t.split('\n').filter(l => l && !l.startsWith('#') && !l.includes('_bucket')).join('\n');
 }
@@ -172,6 +183,28 @@ struct HttpServer::Impl : std::enable_shared_from_this<HttpServer::Impl> {
                 return reply(http::status::ok, "text/plain; version=0.0.4", server->metrics.render());
             }
             if (target == "/") return reply(http::status::ok, "text/html; charset=utf-8", k_dashboard);
+            if (target == "/v1/recent") {
+                // The latest status changes, newest first, one row per file.
+                try {
+                    jobs::Reply r = server->redis.command({"XREVRANGE", server->names.results_stream(), "+", "-", "COUNT", "200"});
+                    if (r.is_error()) throw jobs::RedisIoError(r.str);
+                    nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+                    std::set<std::string> seen;
+                    for (const auto& e : r.elements) {
+                        if (e.elements.size() < 2) continue;
+                        nlohmann::ordered_json row = nlohmann::ordered_json::object();
+                        for (auto& [k, v] : e.elements[1].as_pairs()) row[k] = v;
+                        std::string id = row.value("file_id", "");
+                        if (id.empty() || !seen.insert(id).second) continue;
+                        rows.push_back(row);
+                        if (rows.size() >= 50) break;
+                    }
+                    return reply(http::status::ok, "application/json",
+                                 rows.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+                } catch (const std::exception&) {
+                    return reply(http::status::service_unavailable, "text/plain", "Redis unavailable\n");
+                }
+            }
             const std::string prefix = "/v1/files/";
             if (target.rfind(prefix, 0) == 0) {
                 std::string rest = target.substr(prefix.size());
