@@ -3,6 +3,7 @@
 #include "tests/support/corpus.hpp"
 #include "tests/support/redis_server.hpp"
 
+#include <cstring>
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <random>
