@@ -3,13 +3,13 @@
 #include "extractors/ocr_engine.hpp"
 #include "extractors/text_clean.hpp"
 
-#include <leptonica/allheaders.h>
-#include <vips/vips8>
-
 #include <algorithm>
 #include <cmath>
+#include <leptonica/allheaders.h>
 #include <memory>
 #include <mutex>
+#include <utility>
+#include <vips/vips8>
 
 namespace extractors {
 
@@ -23,13 +23,18 @@ constexpr int k_max_ocr_side = 30000;
 enum class Decoder { none, jpeg, png, gif, webp, tiff, heif, bmp };
 
 Decoder decoder_for(const std::string& mime) {
-    if (mime == "image/jpeg") return Decoder::jpeg;
-    if (mime == "image/png") return Decoder::png;
-    if (mime == "image/gif") return Decoder::gif;
-    if (mime == "image/webp") return Decoder::webp;
-    if (mime == "image/tiff") return Decoder::tiff;
-    if (mime == "image/heic" || mime == "image/heif") return Decoder::heif;
-    if (mime == "image/bmp" || mime == "image/x-ms-bmp") return Decoder::bmp;
+    static const std::pair<const char*, Decoder> k_types[] = {
+        {"image/jpeg", Decoder::jpeg},    {"image/png", Decoder::png},
+        {"image/gif", Decoder::gif},      {"image/webp", Decoder::webp},
+        {"image/tiff", Decoder::tiff},    {"image/heic", Decoder::heif},
+        {"image/heif", Decoder::heif},    {"image/bmp", Decoder::bmp},
+        {"image/x-ms-bmp", Decoder::bmp},
+    };
+    for (const auto& [name, decoder] : k_types) {
+        if (mime == name) {
+            return decoder;
+        }
+    }
     return Decoder::none;
 }
 
@@ -74,13 +79,20 @@ vips::VImage load(Decoder decoder, VipsBlob* blob, int page) {
         return o;
     };
     switch (decoder) {
-    case Decoder::jpeg: return vips::VImage::jpegload_buffer(blob, options());
-    case Decoder::png: return vips::VImage::pngload_buffer(blob, options());
-    case Decoder::gif: return vips::VImage::gifload_buffer(blob, options());
-    case Decoder::webp: return vips::VImage::webpload_buffer(blob, options());
-    case Decoder::tiff: return vips::VImage::tiffload_buffer(blob, options());
-    case Decoder::heif: return vips::VImage::heifload_buffer(blob, options());
-    default: throw vips::VError("no libvips loader for this type");
+    case Decoder::jpeg:
+        return vips::VImage::jpegload_buffer(blob, options());
+    case Decoder::png:
+        return vips::VImage::pngload_buffer(blob, options());
+    case Decoder::gif:
+        return vips::VImage::gifload_buffer(blob, options());
+    case Decoder::webp:
+        return vips::VImage::webpload_buffer(blob, options());
+    case Decoder::tiff:
+        return vips::VImage::tiffload_buffer(blob, options());
+    case Decoder::heif:
+        return vips::VImage::heifload_buffer(blob, options());
+    default:
+        throw vips::VError("no libvips loader for this type");
     }
 }
 
@@ -100,7 +112,8 @@ vips::VImage decode_grey(vips::VImage image, int& dpi) {
         image = image.colourspace(VIPS_INTERPRETATION_B_W); // GREY16 -> 8-bit
     }
     if (image.has_alpha()) {
-        image = image.flatten(vips::VImage::option()->set("background", std::vector<double>{255.0}));
+        image =
+            image.flatten(vips::VImage::option()->set("background", std::vector<double>{255.0}));
     }
     if (image.bands() > 1) {
         image = image.extract_band(0);
@@ -113,7 +126,8 @@ vips::VImage decode_grey(vips::VImage image, int& dpi) {
     if (pixels > k_max_ocr_pixels) {
         scale = std::sqrt(k_max_ocr_pixels / pixels);
     }
-    scale = std::min(scale, double(k_max_ocr_side) / double(std::max(image.width(), image.height())));
+    scale =
+        std::min(scale, double(k_max_ocr_side) / double(std::max(image.width(), image.height())));
     if (scale < 1.0) {
         image = image.resize(scale);
         dpi = dpi > 0 ? static_cast<int>(dpi * scale) : 0;
@@ -155,8 +169,8 @@ TextResult finish(Collected&& c, TextResult result) {
 }
 
 std::string too_many_pixels_message(std::uint64_t w, std::uint64_t h, std::uint64_t max) {
-    return "The image is " + std::to_string(w) + "x" + std::to_string(h) + " pixels, more than the " +
-           std::to_string(max) + " allowed.";
+    return "The image is " + std::to_string(w) + "x" + std::to_string(h) +
+           " pixels, more than the " + std::to_string(max) + " allowed.";
 }
 
 // BMP: libvips reads it only through ImageMagick, which stays blocked; Leptonica decodes it.
@@ -166,11 +180,13 @@ TextResult extract_bmp_text(std::span<const unsigned char> bytes, const TextOpti
     l_int32 format = 0, w = 0, h = 0, bps = 0, spp = 0, cmap = 0;
     if (pixReadHeaderMem(bytes.data(), bytes.size(), &format, &w, &h, &bps, &spp, &cmap) != 0 ||
         w <= 0 || h <= 0) {
-        result.error = StepError{"corrupt_file", "The BMP image is damaged: its header cannot be read."};
+        result.error =
+            StepError{"corrupt_file", "The BMP image is damaged: its header cannot be read."};
         return result;
     }
     if (std::uint64_t(w) * std::uint64_t(h) > options.max_pixels) {
-        result.error = StepError{"too_many_pixels", too_many_pixels_message(w, h, options.max_pixels)};
+        result.error =
+            StepError{"too_many_pixels", too_many_pixels_message(w, h, options.max_pixels)};
         return result;
     }
     struct PixDeleter {
@@ -179,7 +195,8 @@ TextResult extract_bmp_text(std::span<const unsigned char> bytes, const TextOpti
     using Pix = std::unique_ptr<PIX, PixDeleter>;
     Pix pix(pixReadMem(bytes.data(), bytes.size()));
     if (!pix) {
-        result.error = StepError{"corrupt_file", "The BMP image is damaged: its pixels cannot be decoded."};
+        result.error =
+            StepError{"corrupt_file", "The BMP image is damaged: its pixels cannot be decoded."};
         return result;
     }
     Pix grey(pixConvertTo8(pix.get(), 0));
@@ -224,8 +241,10 @@ TextResult extract_image_text(std::span<const unsigned char> bytes, const std::s
     if (decoder == Decoder::bmp) {
         return extract_bmp_text(bytes, options);
     }
-    if (decoder == Decoder::none || !vips_ready() || (decoder == Decoder::heif && !heif_available())) {
-        result.error = StepError{"corrupt_file", "Images of type " + mime + " cannot be read for OCR."};
+    if (decoder == Decoder::none || !vips_ready() ||
+        (decoder == Decoder::heif && !heif_available())) {
+        result.error =
+            StepError{"corrupt_file", "Images of type " + mime + " cannot be read for OCR."};
         return result;
     }
     // The blob borrows the caller's bytes; libvips never frees them.
@@ -250,27 +269,31 @@ TextResult extract_image_text(std::span<const unsigned char> bytes, const std::s
             const std::uint64_t w = std::uint64_t(std::max(image.width(), 0));
             const std::uint64_t h = std::uint64_t(std::max(image.height(), 0));
             if (w * h > options.max_pixels) {
-                result.error = StepError{"too_many_pixels", too_many_pixels_message(w, h, options.max_pixels)};
+                result.error =
+                    StepError{"too_many_pixels", too_many_pixels_message(w, h, options.max_pixels)};
                 break;
             }
             int dpi = 0;
             const vips::VImage grey = decode_grey(image, dpi);
             const GreyImage view{static_cast<const unsigned char*>(grey.data()), grey.width(),
-                                 grey.height(), static_cast<int>(VIPS_IMAGE_SIZEOF_LINE(grey.get_image())),
-                                 dpi};
+                                 grey.height(),
+                                 static_cast<int>(VIPS_IMAGE_SIZEOF_LINE(grey.get_image())), dpi};
             OcrPage text = ocr_page(view, options.ocr_langs, options.deadline);
-            const bool timed_out = text.timed_out && std::chrono::steady_clock::now() >= options.deadline;
+            const bool timed_out =
+                text.timed_out && std::chrono::steady_clock::now() >= options.deadline;
             add_page(c, std::move(text));
             if (timed_out) {
-                result.error = StepError{"timeout", "The job's time ran out while OCR read image page " +
-                                                        std::to_string(page + 1) + "."};
+                result.error =
+                    StepError{"timeout", "The job's time ran out while OCR read image page " +
+                                             std::to_string(page + 1) + "."};
                 break;
             }
         }
     } catch (const vips::VError& e) {
         const std::string reason = vips_reason(e);
-        result.error = StepError{"corrupt_file", "The image is damaged and cannot be decoded (" +
-                                                     (reason.empty() ? std::string("libvips failed") : reason) + ")."};
+        result.error = StepError{
+            "corrupt_file", "The image is damaged and cannot be decoded (" +
+                                (reason.empty() ? std::string("libvips failed") : reason) + ")."};
     }
     if (result.page_count && c.pages < *result.page_count) {
         result.pages_read = c.pages;

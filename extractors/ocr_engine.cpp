@@ -2,21 +2,19 @@
 
 #include "extractors/hash.hpp"
 
-#include <tesseract/baseapi.h>
-#include <tesseract/ocrclass.h>
-#include <tesseract/resultiterator.h>
-
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <fcntl.h>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
 #include <string_view>
+#include <tesseract/baseapi.h>
+#include <tesseract/ocrclass.h>
+#include <tesseract/resultiterator.h>
+#include <unistd.h>
 #include <vector>
 
 namespace extractors {
@@ -45,7 +43,8 @@ std::vector<std::string> split_langs(const std::string& langs) {
     std::size_t start = 0;
     while (true) {
         const std::size_t plus = langs.find('+', start);
-        std::string lang = langs.substr(start, plus == std::string::npos ? std::string::npos : plus - start);
+        std::string lang =
+            langs.substr(start, plus == std::string::npos ? std::string::npos : plus - start);
         const bool ok = !lang.empty() && lang.front() != '/' &&
                         std::all_of(lang.begin(), lang.end(), [](char c) {
                             return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
@@ -100,8 +99,8 @@ tesseract::TessBaseAPI& ocr_engine(const std::string& langs) {
     e.ocr.reset();
     e.ocr = new_engine(langs, tesseract::OEM_DEFAULT);
     if (!e.ocr) {
-        throw std::runtime_error("Tesseract could not load the OCR languages '" + langs + "' from " +
-                                 tessdata_dir().string());
+        throw std::runtime_error("Tesseract could not load the OCR languages '" + langs +
+                                 "' from " + tessdata_dir().string());
     }
     e.ocr->SetPageSegMode(tesseract::PSM_AUTO);
     e.langs = langs;
@@ -160,8 +159,10 @@ Pass recognise(tesseract::TessBaseAPI& api, const GreyImage& image,
     if (std::unique_ptr<tesseract::ResultIterator> it(api.GetIterator()); it) {
         do {
             const std::unique_ptr<char[]> word(it->GetUTF8Text(tesseract::RIL_WORD));
-            if (word && std::string_view(word.get()).find_first_not_of(" \t\n") != std::string_view::npos) {
-                pass.confidence_sum += std::lround(std::clamp(it->Confidence(tesseract::RIL_WORD), 0.0F, 100.0F));
+            if (word &&
+                std::string_view(word.get()).find_first_not_of(" \t\n") != std::string_view::npos) {
+                pass.confidence_sum +=
+                    std::lround(std::clamp(it->Confidence(tesseract::RIL_WORD), 0.0F, 100.0F));
                 ++pass.words;
             }
         } while (it->Next(tesseract::RIL_WORD));
@@ -251,8 +252,8 @@ std::string ocr_engine_version(const std::string& langs) {
         if (it == digests.end()) {
             const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
             if (fd < 0) {
-                throw std::runtime_error("OCR language data missing for '" + lang + "' (looked in " +
-                                         tessdata_dir().string() + ")");
+                throw std::runtime_error("OCR language data missing for '" + lang +
+                                         "' (looked in " + tessdata_dir().string() + ")");
             }
             std::string hex;
             try {

@@ -17,12 +17,12 @@ struct GreyImage {
 
 /// What OCR made of one page.
 struct OcrPage {
-    std::string text;           // UTF-8 as Tesseract gave it (not yet cleaned)
+    std::string text;             // UTF-8 as Tesseract gave it (not yet cleaned)
     long long confidence_sum = 0; // sum of the word confidences (0-100 each)
-    int words = 0;              // number of words behind confidence_sum
-    int rotation = 0;           // degrees clockwise the kept pass rotated the page (OSD)
-    bool osd_ran = false;       // orientation detection was needed
-    bool timed_out = false;     // the deadline cut recognition short; `text` is partial
+    int words = 0;                // number of words behind confidence_sum
+    int rotation = 0;             // degrees clockwise the kept pass rotated the page (OSD)
+    bool osd_ran = false;         // orientation detection was needed
+    bool timed_out = false;       // the deadline cut recognition short; `text` is partial
 
     double mean_confidence() const { return words > 0 ? double(confidence_sum) / words : 0.0; }
 };

@@ -3,18 +3,17 @@
 #include "extractors/ocr_engine.hpp"
 #include "extractors/text_clean.hpp"
 
+#include <algorithm>
+#include <climits>
+#include <cmath>
 #include <glib.h>
+#include <memory>
+#include <mutex>
 #include <poppler/cpp/poppler-document.h>
 #include <poppler/cpp/poppler-global.h>
 #include <poppler/cpp/poppler-image.h>
 #include <poppler/cpp/poppler-page-renderer.h>
 #include <poppler/cpp/poppler-page.h>
-
-#include <algorithm>
-#include <climits>
-#include <cmath>
-#include <memory>
-#include <mutex>
 
 namespace extractors {
 
@@ -30,9 +29,8 @@ void quiet_poppler() {
     // Poppler reports every syntax problem of a damaged file on stderr; the outcome is in
     // the result instead.
     static std::once_flag once;
-    std::call_once(once, [] {
-        poppler::set_debug_error_function([](const std::string&, void*) {}, nullptr);
-    });
+    std::call_once(
+        once, [] { poppler::set_debug_error_function([](const std::string&, void*) {}, nullptr); });
 }
 
 bool has_letter_or_digit(const std::string& text) {
@@ -158,7 +156,8 @@ bool expired(std::chrono::steady_clock::time_point deadline) {
 TextResult extract_pdf_text(std::span<const unsigned char> bytes, const TextOptions& options) {
     TextResult result;
     if (bytes.size() > static_cast<std::size_t>(INT_MAX)) {
-        result.error = StepError{"corrupt_file", "The PDF is larger than 2 GiB, more than Poppler can read."};
+        result.error =
+            StepError{"corrupt_file", "The PDF is larger than 2 GiB, more than Poppler can read."};
         return result;
     }
     quiet_poppler();
@@ -166,7 +165,8 @@ TextResult extract_pdf_text(std::span<const unsigned char> bytes, const TextOpti
     const std::unique_ptr<poppler::document> doc(poppler::document::load_from_raw_data(
         reinterpret_cast<const char*>(bytes.data()), static_cast<int>(bytes.size())));
     if (!doc) {
-        result.error = StepError{"corrupt_file", "The PDF is damaged or not a PDF: Poppler cannot open it."};
+        result.error =
+            StepError{"corrupt_file", "The PDF is damaged or not a PDF: Poppler cannot open it."};
         return result;
     }
     // An owner password alone does not lock a PDF: Poppler opens it with the empty user
@@ -192,9 +192,9 @@ TextResult extract_pdf_text(std::span<const unsigned char> bytes, const TextOpti
     bool ocr_text = false;   // an OCR'd page gave letters or digits
     for (int i = 0; i < to_read; ++i) {
         if (expired(options.deadline)) {
-            result.error = StepError{"timeout", "The job's time ran out after " +
-                                                    std::to_string(pages_done) + " of " +
-                                                    std::to_string(page_count) + " PDF pages."};
+            result.error =
+                StepError{"timeout", "The job's time ran out after " + std::to_string(pages_done) +
+                                         " of " + std::to_string(page_count) + " PDF pages."};
             break;
         }
         const std::unique_ptr<poppler::page> page(doc->create_page(i));
@@ -243,7 +243,8 @@ TextResult extract_pdf_text(std::span<const unsigned char> bytes, const TextOpti
     }
     if (ocr_pages > 0) {
         result.ocr_pages = ocr_pages;
-        result.ocr_confidence = confidence_words > 0 ? double(confidence_sum) / double(confidence_words) : 0.0;
+        result.ocr_confidence =
+            confidence_words > 0 ? double(confidence_sum) / double(confidence_words) : 0.0;
     }
     // Where the text came from: `ocr` when only OCR found any (also when nothing was found
     // but OCR ran, as for a PDF of photos), `mixed` when both did.

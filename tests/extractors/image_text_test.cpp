@@ -1,19 +1,17 @@
 #include "extractors/image_text.hpp"
-
 #include "tests/extractors/text_metrics.hpp"
 #include "tests/support/corpus.hpp"
-
-#include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <gtest/gtest.h>
 #include <thread>
 
-using extractors::TextOptions;
-using extractors::TextResult;
 using extractors::extract_image_text;
 using extractors::is_ocr_image;
+using extractors::TextOptions;
+using extractors::TextResult;
 using texttest::as_bytes;
 using texttest::cer;
 using texttest::word_f1;
@@ -28,11 +26,16 @@ TextResult extract_file(const std::filesystem::path& path, const std::string& mi
 
 std::string mime_of(const std::filesystem::path& path) {
     const std::string ext = path.extension().string();
-    if (ext == ".png") return "image/png";
-    if (ext == ".jpg" || ext == ".jpeg") return "image/jpeg";
-    if (ext == ".gif") return "image/gif";
-    if (ext == ".webp") return "image/webp";
-    if (ext == ".tif" || ext == ".tiff") return "image/tiff";
+    if (ext == ".png")
+        return "image/png";
+    if (ext == ".jpg" || ext == ".jpeg")
+        return "image/jpeg";
+    if (ext == ".gif")
+        return "image/gif";
+    if (ext == ".webp")
+        return "image/webp";
+    if (ext == ".tif" || ext == ".tiff")
+        return "image/tiff";
     return "application/octet-stream";
 }
 
@@ -57,8 +60,14 @@ std::string make_bmp(const vips::VImage& grey) {
     const int row = (w * 3 + 3) & ~3;
     const std::uint32_t size = 54U + std::uint32_t(row) * std::uint32_t(h);
     std::string out(size, '\0');
-    auto put16 = [&](std::size_t at, std::uint16_t v) { out[at] = char(v & 0xFF); out[at + 1] = char(v >> 8); };
-    auto put32 = [&](std::size_t at, std::uint32_t v) { for (int k = 0; k < 4; ++k) out[at + k] = char((v >> (8 * k)) & 0xFF); };
+    auto put16 = [&](std::size_t at, std::uint16_t v) {
+        out[at] = char(v & 0xFF);
+        out[at + 1] = char(v >> 8);
+    };
+    auto put32 = [&](std::size_t at, std::uint32_t v) {
+        for (int k = 0; k < 4; ++k)
+            out[at + k] = char((v >> (8 * k)) & 0xFF);
+    };
     out[0] = 'B';
     out[1] = 'M';
     put32(2, size);
@@ -88,8 +97,10 @@ std::string make_bmp(const vips::VImage& grey) {
 // 9.4 % CER (most of it column order; their word F1 is 0.96 and 0.99), so their bar is the
 // CLI's figure plus a margin.
 double max_cer(const std::string& image) {
-    if (image == "8087_054.3B.tif") return 0.09;
-    if (image == "8071_093.3B.tif") return 0.10;
+    if (image == "8087_054.3B.tif")
+        return 0.09;
+    if (image == "8071_093.3B.tif")
+        return 0.10;
     return 0.05;
 }
 
@@ -112,20 +123,23 @@ TEST_P(OcrGroundTruth, CharacterErrorRate) {
     const std::string gt = testsupport::read_file(truth);
     const double rate = cer(gt, r.text);
     const double f1 = word_f1(gt, r.text);
-    std::printf("[ figures  ] %s CER = %.4f, word F1 = %.4f, confidence = %.1f\n", name.c_str(), rate, f1,
-                *r.ocr_confidence);
+    std::printf("[ figures  ] %s CER = %.4f, word F1 = %.4f, confidence = %.1f\n", name.c_str(),
+                rate, f1, *r.ocr_confidence);
     EXPECT_LE(rate, max_cer(name));
     EXPECT_GE(f1, 0.95);
 }
 
-INSTANTIATE_TEST_SUITE_P(Corpus, OcrGroundTruth,
-                         ::testing::Values("phototest.tif", "linn.png", "8087_054.3B.tif", "8071_093.3B.tif"),
-                         [](const auto& info) {
-                             std::string n = std::string("page_") + info.param;
-                             n = n.substr(0, n.find('.'));
-                             std::replace_if(n.begin(), n.end(), [](char ch) { return !std::isalnum(static_cast<unsigned char>(ch)); }, '_');
-                             return n;
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Corpus, OcrGroundTruth,
+    ::testing::Values("phototest.tif", "linn.png", "8087_054.3B.tif", "8071_093.3B.tif"),
+    [](const auto& info) {
+        std::string n = std::string("page_") + info.param;
+        n = n.substr(0, n.find('.'));
+        std::replace_if(
+            n.begin(), n.end(),
+            [](char ch) { return !std::isalnum(static_cast<unsigned char>(ch)); }, '_');
+        return n;
+    });
 
 TEST(ImageText, RotatedScansAreTurnedUprightByOsd) {
     INGEST_CORPUS_FILE(truth, "ocr/phototest.gt.txt");
@@ -135,7 +149,8 @@ TEST(ImageText, RotatedScansAreTurnedUprightByOsd) {
         const TextResult r = extract_file(image, "image/png");
         ASSERT_FALSE(r.error);
         const double rate = cer(gt, r.text);
-        std::printf("[ figures  ] %s CER = %.4f, confidence = %.1f\n", name, rate, r.ocr_confidence.value_or(-1));
+        std::printf("[ figures  ] %s CER = %.4f, confidence = %.1f\n", name, rate,
+                    r.ocr_confidence.value_or(-1));
         EXPECT_LE(rate, 0.05) << name;
         EXPECT_GT(r.ocr_confidence.value_or(0), 80.0) << name;
     }
@@ -169,7 +184,8 @@ TEST(ImageText, ExifOrientationIsApplied) {
     // from the tag, without orientation detection.
     vips::VImage stored = page(2).rot(VIPS_ANGLE_D270).copy();
     stored.set(VIPS_META_ORIENTATION, 6);
-    const std::string jpeg = texttest::save_buffer(stored, ".jpg", vips::VImage::option()->set("Q", 95));
+    const std::string jpeg =
+        texttest::save_buffer(stored, ".jpg", vips::VImage::option()->set("Q", 95));
     const TextResult r = extract_image_text(as_bytes(jpeg), "image/jpeg", {});
     ASSERT_FALSE(r.error);
     EXPECT_LE(cer(texttest::sample_paragraphs()[2], r.text), 0.03) << r.text;
@@ -186,11 +202,14 @@ TEST(ImageText, MultiPageTiffYieldsEveryPage) {
         height = std::max(height, page(i).height());
     }
     for (std::size_t i = 0; i < 3; ++i) {
-        pages.push_back(page(i).embed(0, 0, width, height, vips::VImage::option()->set("extend", VIPS_EXTEND_WHITE)));
+        pages.push_back(page(i).embed(0, 0, width, height,
+                                      vips::VImage::option()->set("extend", VIPS_EXTEND_WHITE)));
     }
     vips::VImage strip = vips::VImage::arrayjoin(pages, vips::VImage::option()->set("across", 1));
     strip.set(VIPS_META_PAGE_HEIGHT, height);
-    const std::string tiff = texttest::save_buffer(strip, ".tif", vips::VImage::option()->set("compression", VIPS_FOREIGN_TIFF_COMPRESSION_DEFLATE));
+    const std::string tiff = texttest::save_buffer(
+        strip, ".tif",
+        vips::VImage::option()->set("compression", VIPS_FOREIGN_TIFF_COMPRESSION_DEFLATE));
 
     const TextResult r = extract_image_text(as_bytes(tiff), "image/tiff", {});
     ASSERT_FALSE(r.error) << r.error->message;
@@ -200,13 +219,16 @@ TEST(ImageText, MultiPageTiffYieldsEveryPage) {
     std::vector<std::string> texts;
     std::size_t start = 0;
     for (std::size_t ff = r.text.find('\f');; ff = r.text.find('\f', start)) {
-        texts.push_back(r.text.substr(start, ff == std::string::npos ? std::string::npos : ff - start));
-        if (ff == std::string::npos) break;
+        texts.push_back(
+            r.text.substr(start, ff == std::string::npos ? std::string::npos : ff - start));
+        if (ff == std::string::npos)
+            break;
         start = ff + 1;
     }
     ASSERT_EQ(texts.size(), 3U);
     for (std::size_t i = 0; i < 3; ++i) {
-        EXPECT_LE(cer(texttest::sample_paragraphs()[i], texts[i]), 0.03) << "page " << i + 1 << ": " << texts[i];
+        EXPECT_LE(cer(texttest::sample_paragraphs()[i], texts[i]), 0.03)
+            << "page " << i + 1 << ": " << texts[i];
     }
 
     TextOptions capped;
@@ -233,7 +255,8 @@ TEST(ImageText, BmpThroughLeptonica) {
 }
 
 TEST(ImageText, HeicWhereLibvipsReadsIt) {
-    if (!is_ocr_image("image/heic")) GTEST_SKIP() << "libvips has no HEIF loader here";
+    if (!is_ocr_image("image/heic"))
+        GTEST_SKIP() << "libvips has no HEIF loader here";
     std::string heic;
     try {
         heic = texttest::save_buffer(page(0), ".heic", vips::VImage::option()->set("Q", 90));
@@ -272,9 +295,10 @@ TEST(ImageText, PhotoWithoutTextIsDoneAndEmpty) {
 
 TEST(ImageText, ReadsEveryImageFormat) {
     // Alpha, palette, 16-bit, CMYK, animation: each decodes to grey without an error.
-    for (const char* name : {"img/png/transparent.png", "img/png/indexed.png", "img/png/sample.png",
-                             "img/jpeg/pil_sample_cmyk.jpg", "img/gif/iss634.gif", "img/webp/flower.webp",
-                             "img/tiff/sample.tif", "img/orient/g4_orientation_6.tif"}) {
+    for (const char* name :
+         {"img/png/transparent.png", "img/png/indexed.png", "img/png/sample.png",
+          "img/jpeg/pil_sample_cmyk.jpg", "img/gif/iss634.gif", "img/webp/flower.webp",
+          "img/tiff/sample.tif", "img/orient/g4_orientation_6.tif"}) {
         INGEST_CORPUS_FILE(path, name);
         const TextResult r = extract_file(path, mime_of(path));
         EXPECT_FALSE(r.error) << name << ": " << r.error->message;
@@ -299,7 +323,8 @@ TEST(ImageText, CorruptImagesFailWhereVipsheaderCannotRead) {
         const auto& path = entry.path();
         SCOPED_TRACE(path.filename().string());
         const bool reference_reads =
-            texttest::run("vipsheader " + texttest::quoted(path.string()) + " >/dev/null 2>&1").status == 0;
+            texttest::run("vipsheader " + texttest::quoted(path.string()) + " >/dev/null 2>&1")
+                .status == 0;
         const TextResult r = extract_file(path, mime_of(path));
         if (!reference_reads) {
             ASSERT_TRUE(r.error);
@@ -327,11 +352,12 @@ TEST(ImageText, PastDeadlineIsTimeout) {
 }
 
 TEST(ImageText, WhichTypesAreOcrd) {
-    for (const char* mime : {"image/jpeg", "image/png", "image/gif", "image/webp", "image/tiff", "image/bmp",
-                             "image/x-ms-bmp"}) {
+    for (const char* mime : {"image/jpeg", "image/png", "image/gif", "image/webp", "image/tiff",
+                             "image/bmp", "image/x-ms-bmp"}) {
         EXPECT_TRUE(is_ocr_image(mime)) << mime;
     }
-    for (const char* mime : {"image/svg+xml", "application/pdf", "image/x-icon", "text/plain", "image/jxl"}) {
+    for (const char* mime :
+         {"image/svg+xml", "application/pdf", "image/x-icon", "text/plain", "image/jxl"}) {
         EXPECT_FALSE(is_ocr_image(mime)) << mime;
     }
 }

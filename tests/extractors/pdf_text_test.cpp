@@ -1,20 +1,18 @@
 #include "extractors/pdf_text.hpp"
-
 #include "tests/extractors/text_metrics.hpp"
 #include "tests/support/corpus.hpp"
 
-#include <gtest/gtest.h>
-
 #include <algorithm>
 #include <cstdio>
+#include <gtest/gtest.h>
 #include <map>
 #include <mutex>
 #include <regex>
 
+using extractors::extract_pdf_text;
 using extractors::OcrMode;
 using extractors::TextOptions;
 using extractors::TextResult;
-using extractors::extract_pdf_text;
 using testsupport::TempDir;
 using texttest::as_bytes;
 using texttest::quoted;
@@ -47,7 +45,8 @@ bool has_alnum(const std::string& s) {
 int bare_pages(const std::string& reference) {
     int bare = 0;
     std::size_t start = 0;
-    for (std::size_t ff = reference.find('\f'); ff != std::string::npos; ff = reference.find('\f', start)) {
+    for (std::size_t ff = reference.find('\f'); ff != std::string::npos;
+         ff = reference.find('\f', start)) {
         bare += has_alnum(reference.substr(start, ff - start)) ? 0 : 1;
         start = ff + 1;
     }
@@ -87,8 +86,8 @@ std::string make_pdf(const std::string& content, const std::string& resources,
         std::snprintf(line, sizeof line, "%010zu 00000 n \n", off);
         pdf += line;
     }
-    pdf += "trailer\n<< /Size " + std::to_string(objects.size() + 1) + " /Root 1 0 R >>\nstartxref\n" +
-           std::to_string(xref) + "\n%%EOF\n";
+    pdf += "trailer\n<< /Size " + std::to_string(objects.size() + 1) +
+           " /Root 1 0 R >>\nstartxref\n" + std::to_string(xref) + "\n%%EOF\n";
     return pdf;
 }
 
@@ -97,10 +96,10 @@ std::string make_scanned_pdf(const vips::VImage& page) {
     const vips::VImage grey = page.copy_memory();
     const auto* data = static_cast<const char*>(grey.data());
     const std::string pixels(data, std::size_t(grey.width()) * std::size_t(grey.height()));
-    const std::string image = "<< /Type /XObject /Subtype /Image /Width " + std::to_string(grey.width()) +
-                              " /Height " + std::to_string(grey.height()) +
-                              " /ColorSpace /DeviceGray /BitsPerComponent 8 /Length " +
-                              std::to_string(pixels.size()) + " >>\nstream\n" + pixels + "\nendstream";
+    const std::string image =
+        "<< /Type /XObject /Subtype /Image /Width " + std::to_string(grey.width()) + " /Height " +
+        std::to_string(grey.height()) + " /ColorSpace /DeviceGray /BitsPerComponent 8 /Length " +
+        std::to_string(pixels.size()) + " >>\nstream\n" + pixels + "\nendstream";
     // Drawn at 300 dpi from the page's top left.
     const double w = grey.width() * 72.0 / 300.0;
     const double h = grey.height() * 72.0 / 300.0;
@@ -138,13 +137,18 @@ TEST_P(PdfTextLayer, MatchesPdftotext) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Corpus, PdfTextLayer,
-                         ::testing::Values("tracemonkey.pdf", "TAMReview.pdf", "german-umlaut-r.pdf",
-                                           "french_diacritics.pdf", "doc_1_3_pages.pdf", "rotation.pdf",
-                                           "freeculture.pdf"),
+                         ::testing::Values("tracemonkey.pdf", "TAMReview.pdf",
+                                           "german-umlaut-r.pdf", "french_diacritics.pdf",
+                                           "doc_1_3_pages.pdf", "rotation.pdf", "freeculture.pdf"),
                          [](const auto& info) {
                              std::string n = std::string("pdf_") + info.param;
                              n = n.substr(0, n.find('.'));
-                             std::replace_if(n.begin(), n.end(), [](char c) { return !std::isalnum(static_cast<unsigned char>(c)); }, '_');
+                             std::replace_if(
+                                 n.begin(), n.end(),
+                                 [](char c) {
+                                     return !std::isalnum(static_cast<unsigned char>(c));
+                                 },
+                                 '_');
                              return n;
                          });
 
@@ -152,11 +156,16 @@ TEST(PdfText, TextOutsideTheCropBoxOfRotatedPagesMatchesPdftotext) {
     // freeculture's pages have crop boxes inside their media boxes; turned by /Rotate they
     // exercise the media-box slice in every orientation.
     INGEST_CORPUS_FILE(src, "pdf/text/freeculture.pdf");
-    if (!need_tool("qpdf")) GTEST_SKIP() << "qpdf not installed";
+    if (!need_tool("qpdf"))
+        GTEST_SKIP() << "qpdf not installed";
     TempDir dir;
     const auto out = dir.path() / "rotated.pdf";
-    ASSERT_EQ(run("qpdf --empty --pages " + quoted(src.string()) + " 1-4 -- --rotate=+90:1 --rotate=+180:2 "
-                  "--rotate=+270:3 " + quoted(out.string())).status, 0);
+    ASSERT_EQ(run("qpdf --empty --pages " + quoted(src.string()) +
+                  " 1-4 -- --rotate=+90:1 --rotate=+180:2 "
+                  "--rotate=+270:3 " +
+                  quoted(out.string()))
+                  .status,
+              0);
     const TextResult r = extract_file(out, TextOptions{.ocr_mode = OcrMode::off});
     ASSERT_FALSE(r.error);
     EXPECT_GE(word_f1(pdftotext(out), r.text), 0.99);
@@ -229,11 +238,14 @@ TEST(PdfText, ImageOnlyPdfIsOcr) {
 TEST(PdfText, TextPageAndScannedPageAreMixed) {
     INGEST_CORPUS_FILE(text_pdf, "pdf/text/doc_1_3_pages.pdf");
     INGEST_CORPUS_FILE(scan_pdf, "pdf/scanned/c02-22.pdf");
-    if (!need_tool("qpdf")) GTEST_SKIP() << "qpdf not installed";
+    if (!need_tool("qpdf"))
+        GTEST_SKIP() << "qpdf not installed";
     TempDir dir;
     const auto out = dir.path() / "mixed.pdf";
-    ASSERT_EQ(run("qpdf --empty --pages " + quoted(text_pdf.string()) + " 1 " + quoted(scan_pdf.string()) +
-                  " 1 -- " + quoted(out.string())).status, 0);
+    ASSERT_EQ(run("qpdf --empty --pages " + quoted(text_pdf.string()) + " 1 " +
+                  quoted(scan_pdf.string()) + " 1 -- " + quoted(out.string()))
+                  .status,
+              0);
     const TextResult r = extract_file(out);
     ASSERT_FALSE(r.error);
     EXPECT_EQ(r.method, "mixed");
@@ -243,7 +255,8 @@ TEST(PdfText, TextPageAndScannedPageAreMixed) {
     const auto ff = r.text.find('\f');
     ASSERT_NE(ff, std::string::npos);
     EXPECT_TRUE(has_alnum(r.text.substr(0, ff)));
-    EXPECT_GT(texttest::word_bag(r.text.substr(ff + 1)).size(), 50U) << "the scanned page was not read";
+    EXPECT_GT(texttest::word_bag(r.text.substr(ff + 1)).size(), 50U)
+        << "the scanned page was not read";
 }
 
 TEST(PdfText, ForceOcrsEveryPageAndOffNever) {
@@ -270,35 +283,36 @@ TEST(PdfText, ForceOcrsEveryPageAndOffNever) {
 }
 
 TEST(PdfText, SidewaysScanIsTurnedUprightByOsd) {
-    // cardinal.pdf holds the linn page at 0, 90, 180 and 270 degrees; pages 1 and 2 render
-    // upright (the second through /Rotate), pages 3 and 4 are scans turned in the image
-    // itself. Page 4 (sideways) alone keeps the test short: OCR of a turned page costs a
-    // first pass, orientation detection and a second pass.
-    INGEST_CORPUS_FILE(src, "pdf/scanned/cardinal.pdf");
-    INGEST_CORPUS_FILE(gt, "ocr/linn.gt.txt");
-    if (!need_tool("qpdf")) GTEST_SKIP() << "qpdf not installed";
-    TempDir dir;
-    const auto out = dir.path() / "sideways.pdf";
-    ASSERT_EQ(run("qpdf --empty --pages " + quoted(src.string()) + " 4 -- " + quoted(out.string())).status, 0);
-    const TextResult r = extract_file(out);
+    // A scan lying on its side inside the PDF (no /Rotate to fix it): the first OCR pass has
+    // a low confidence, orientation detection turns it, the second pass is kept. (The
+    // corpus's cardinal.pdf pages 3 and 4 are the same case on a dense 300-dpi page, where
+    // it costs ~2.5 full OCR passes; too slow for this suite.)
+    const vips::VImage sideways =
+        texttest::text_page(texttest::sample_paragraphs()[2]).rot(VIPS_ANGLE_D90);
+    const std::string pdf = make_scanned_pdf(sideways);
+    const TextResult r = extract_pdf_text(as_bytes(pdf), {});
     ASSERT_FALSE(r.error);
     EXPECT_EQ(r.method, "ocr");
     EXPECT_EQ(r.ocr_pages, 1);
-    const double cer = texttest::cer(testsupport::read_file(gt), r.text);
-    std::printf("[ figures  ] cardinal.pdf page 4 (270 degrees) CER vs linn.gt.txt = %.4f, confidence %.1f\n", cer,
+    const double cer = texttest::cer(texttest::sample_paragraphs()[2], r.text);
+    std::printf("[ figures  ] sideways generated scan CER = %.4f, confidence %.1f\n", cer,
                 r.ocr_confidence.value_or(-1));
-    EXPECT_LE(cer, 0.05);
+    EXPECT_LE(cer, 0.03) << r.text;
     EXPECT_GT(r.ocr_confidence.value_or(0), 80.0);
 }
 
 TEST(PdfText, MaxOcrPagesCapsOcr) {
-    if (!need_tool("qpdf")) GTEST_SKIP() << "qpdf not installed";
+    if (!need_tool("qpdf"))
+        GTEST_SKIP() << "qpdf not installed";
     TempDir dir;
     const auto one = dir.path() / "one.pdf";
     const auto two = dir.path() / "two.pdf";
-    testsupport::write_file(one, make_scanned_pdf(texttest::text_page(texttest::sample_paragraphs()[1])));
-    ASSERT_EQ(run("qpdf --empty --pages " + quoted(one.string()) + " 1 " + quoted(one.string()) + " 1 -- " +
-                  quoted(two.string())).status, 0);
+    testsupport::write_file(
+        one, make_scanned_pdf(texttest::text_page(texttest::sample_paragraphs()[1])));
+    ASSERT_EQ(run("qpdf --empty --pages " + quoted(one.string()) + " 1 " + quoted(one.string()) +
+                  " 1 -- " + quoted(two.string()))
+                  .status,
+              0);
     TextOptions options;
     options.max_ocr_pages = 1;
     const TextResult r = extract_file(two, options);
@@ -315,12 +329,19 @@ TEST(PdfText, MaxOcrPagesCapsOcr) {
 
 TEST(PdfText, EncryptedWithUserPasswordIsEncryptedPdf) {
     INGEST_CORPUS_FILE(src, "pdf/text/doc_1_3_pages.pdf");
-    if (!need_tool("qpdf")) GTEST_SKIP() << "qpdf not installed";
+    if (!need_tool("qpdf"))
+        GTEST_SKIP() << "qpdf not installed";
     TempDir dir;
     const auto locked = dir.path() / "locked.pdf";
     const auto owner = dir.path() / "owner.pdf";
-    ASSERT_EQ(run("qpdf --encrypt secret secret 256 -- " + quoted(src.string()) + " " + quoted(locked.string())).status, 0);
-    ASSERT_EQ(run("qpdf --encrypt '' owner 256 -- " + quoted(src.string()) + " " + quoted(owner.string())).status, 0);
+    ASSERT_EQ(run("qpdf --encrypt secret secret 256 -- " + quoted(src.string()) + " " +
+                  quoted(locked.string()))
+                  .status,
+              0);
+    ASSERT_EQ(
+        run("qpdf --encrypt '' owner 256 -- " + quoted(src.string()) + " " + quoted(owner.string()))
+            .status,
+        0);
 
     const TextResult l = extract_file(locked);
     ASSERT_TRUE(l.error);
@@ -337,11 +358,13 @@ TEST(PdfText, EncryptedWithUserPasswordIsEncryptedPdf) {
 TEST(PdfText, CorpusEncryptedFilesOpenOrSayEncrypted) {
     for (const char* name : {"empty_protected.pdf", "secHandler.pdf", "print_protection.pdf"}) {
         INGEST_CORPUS_FILE(path, std::string("pdf/encrypted/") + name);
-        const bool reference_reads = run("pdftotext -q " + quoted(path.string()) + " - >/dev/null 2>&1").status == 0;
+        const bool reference_reads =
+            run("pdftotext -q " + quoted(path.string()) + " - >/dev/null 2>&1").status == 0;
         const TextResult r = extract_file(path);
         if (!reference_reads) {
             ASSERT_TRUE(r.error) << name;
-            EXPECT_TRUE(r.error->code == "encrypted_pdf" || r.error->code == "corrupt_file") << name;
+            EXPECT_TRUE(r.error->code == "encrypted_pdf" || r.error->code == "corrupt_file")
+                << name;
         } else {
             EXPECT_TRUE(!r.error || !r.error->code.empty()) << name;
         }
@@ -354,7 +377,8 @@ TEST(PdfText, CorruptFilesFailWhereThePdftotextCannotRead) {
     for (const auto& entry : std::filesystem::directory_iterator(any.parent_path())) {
         const auto& path = entry.path();
         const bool reference_reads =
-            run("timeout 60 pdftotext -q " + quoted(path.string()) + " - >/dev/null 2>&1").status == 0;
+            run("timeout 60 pdftotext -q " + quoted(path.string()) + " - >/dev/null 2>&1").status ==
+            0;
         TextOptions options;
         options.deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
         const TextResult r = extract_file(path, options);
@@ -362,7 +386,8 @@ TEST(PdfText, CorruptFilesFailWhereThePdftotextCannotRead) {
         if (!reference_reads) {
             ++unreadable;
             ASSERT_TRUE(r.error) << "done where pdftotext fails";
-            EXPECT_TRUE(r.error->code == "corrupt_file" || r.error->code == "encrypted_pdf") << r.error->code;
+            EXPECT_TRUE(r.error->code == "corrupt_file" || r.error->code == "encrypted_pdf")
+                << r.error->code;
             EXPECT_FALSE(r.error->message.empty());
         } else if (r.error) {
             EXPECT_FALSE(r.error->code.empty());
@@ -374,7 +399,8 @@ TEST(PdfText, CorruptFilesFailWhereThePdftotextCannotRead) {
 }
 
 TEST(PdfText, NotAPdfIsCorrupt) {
-    for (const std::string& bytes : {std::string(), std::string("%PDF-1.7\n garbage"), std::string(4096, '\x01')}) {
+    for (const std::string& bytes :
+         {std::string(), std::string("%PDF-1.7\n garbage"), std::string(4096, '\x01')}) {
         const TextResult r = extract_pdf_text(as_bytes(bytes), {});
         ASSERT_TRUE(r.error);
         EXPECT_EQ(r.error->code, "corrupt_file");
