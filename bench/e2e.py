@@ -68,6 +68,14 @@ def tree_pids(root, exclude_names=()):
     return out
 
 
+def parent_of(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return int(f.read().rsplit(")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return -1
+
+
 def mem_of(pids):
     """(PSS KiB, RSS KiB) summed over pids."""
     pss = rss = 0
@@ -121,6 +129,21 @@ class Sampler(threading.Thread):
         self.join()
 
 
+def proc_cpu(pid):
+    """user+sys CPU seconds of a process, its threads and its waited-for children."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            v = f.read().rsplit(")", 1)[1].split()
+        return sum(int(x) for x in v[11:15]) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return 0.0
+
+
+def redis_cpu(r):
+    c = r.info("cpu")
+    return c["used_cpu_user"] + c["used_cpu_sys"]
+
+
 def commandstats(r):
     return {k[len("cmdstat_"):] if k.startswith("cmdstat_") else k: v["calls"]
             for k, v in r.info("commandstats").items()}
@@ -145,6 +168,7 @@ def start_worker(args, extra_env):
     log = open(args.out + ".worker.log", "w")
     wrap = args.wrap.split() if args.wrap else []
     p = subprocess.Popen(wrap + [args.bin, "worker"], env=env, stdout=log, stderr=subprocess.STDOUT)
+    p.wrapped = bool(wrap)
     r = redis.Redis(host="127.0.0.1", port=args.port, decode_responses=True)
     for _ in range(200):  # the worker creates its group at start: wait for it (10 s)
         try:
@@ -160,6 +184,14 @@ def start_worker(args, extra_env):
 
 
 def stop_worker(p):
+    # a wrapper (strace) detaches on SIGTERM and leaves its tracee running: signal the
+    # wrapped worker itself too (only its direct children: helpers are the worker's to stop)
+    for pid in (tree_pids(p.pid) if getattr(p, "wrapped", False) else []):
+        if pid != p.pid and parent_of(pid) == p.pid:
+            try:
+                os.kill(pid, signal.SIGTERM)
+            except OSError:
+                pass
     p.send_signal(signal.SIGTERM)
     try:
         p.wait(timeout=30)
@@ -261,9 +293,9 @@ def mode_ingestd(args):
     p = start_worker(args, {"INGEST_CONCURRENCY": str(args.concurrency), "INGEST_OCR_MODE": args.ocr})
     sampler = Sampler(p.pid, csv_path=args.out + ".mem.csv")
     sampler.start()
-    before = commandstats(r)
+    before, c0 = commandstats(r), proc_cpu(p.pid)
     t_enq, finals = run_jobs(r, jobs, args.deadline, sampler)
-    after = commandstats(r)
+    after, c1 = commandstats(r), proc_cpu(p.pid)
     sampler.stop()
     stop_worker(p)
     delta = stats_delta(before, after)
@@ -272,6 +304,7 @@ def mode_ingestd(args):
     meta = read_meta(r, [j[0] for j in jobs])
     emit(args, summarise(t_enq, meta, {
         "side": "ingestd", "concurrency": args.concurrency, "ocr": args.ocr,
+        "worker_cpu_s": round(c1 - c0, 2),
         "peak_pss_kib": sampler.peak_pss, "peak_rss_kib": sampler.peak_rss,
         "redis_calls_per_job": round(calls / max(1, len(jobs)), 2), "redis_calls": delta}))
 
@@ -322,15 +355,17 @@ def mode_tiny(args):
             f.write(f"tiny {j}\n")
         jobs.append((f"tiny{j}", key))
     p = start_worker(args, {"INGEST_CONCURRENCY": str(args.concurrency)})
-    before = commandstats(r)
+    before, c0, rc0 = commandstats(r), proc_cpu(p.pid), redis_cpu(r)
     t_enq, finals = run_jobs(r, jobs, args.deadline)
-    after = commandstats(r)
+    after, c1, rc1 = commandstats(r), proc_cpu(p.pid), redis_cpu(r)
     stop_worker(p)
     delta = stats_delta(before, after)
     delta["xadd"] = delta.get("xadd", 0) - len(jobs)
     calls = sum(v for k, v in delta.items() if k not in ("subscribe", "info"))
     meta = read_meta(r, [j[0] for j in jobs])
     s = summarise(t_enq, meta, {"side": "ingestd", "mode": "tiny", "concurrency": args.concurrency,
+                                "worker_cpu_ms_per_job": round(1000 * (c1 - c0) / len(jobs), 3),
+                                "redis_cpu_ms_per_job": round(1000 * (rc1 - rc0) / len(jobs), 3),
                                 "redis_calls_per_job": round(calls / len(jobs), 2), "redis_calls": delta})
     s["jobs_per_s"] = s["files_per_s"]
     emit(args, s)

@@ -61,12 +61,13 @@ BIN=${BIN:-$ROOT/build-bench/ingestd}
 OUT=$HERE/out/run-$(date +%Y%m%d-%H%M%S); CACHE=$HERE/out/cache; W=$OUT/work
 mkdir -p "$OUT/times" "$CACHE" "$W"; ln -sfn "$(basename "$OUT")" "$HERE/out/latest"
 TABLE=$OUT/table.tsv
-printf 'stage\tmeasure\tingestd\treference\tratio\ttarget\tverdict\n' >"$TABLE"
+printf 'stage\tmeasure\tingestd (wall)\treference (wall)\tratio (wall)\tCPU ratio\ttarget\tverdict\n' >"$TABLE"
 PIDS=()
 cleanup() { local p; for p in "${PIDS[@]:-}"; do [ -n "$p" ] && kill "$p" 2>/dev/null; done; rm -rf "$W"; }
 trap cleanup EXIT
 log() { echo "== $*" >&2; }
-row() { printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$@" >>"$TABLE"; }
+row() { printf '%s\t%s\t%s\t%s\t%s\t-\t%s\t%s\n' "$@" >>"$TABLE"; }
+row8() { printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$@" >>"$TABLE"; }
 free_port() { $PY -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])'; }
 
 # ---- timing -----------------------------------------------------------------------------
@@ -74,18 +75,27 @@ free_port() { $PY -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));pr
 # (interleaved, so that the noise of a shared machine hits both sides alike); wall seconds
 # of each run appended to $OUT/times/NAME.<FUNC>.
 bench() {
-  local name=$1 n=$2; shift 2; local f a b i
+  local name=$1 n=$2; shift 2; local f a b i c0 c1
   for f in "$@"; do "$f" >/dev/null 2>&1; done
   for i in $(seq "$n"); do
     for f in "$@"; do
-      a=$EPOCHREALTIME; "$f" >/dev/null 2>&1; b=$EPOCHREALTIME
+      child_cpu; c0=$CPU; a=$EPOCHREALTIME; "$f" >/dev/null 2>&1; b=$EPOCHREALTIME; child_cpu; c1=$CPU
       echo "$b - $a" | bc -l >>"$OUT/times/$name.$f"
+      echo "$c1 - $c0" | bc -l >>"$OUT/times/$name.$f.cpu"
     done
   done
 }
+# child_cpu: user+sys seconds of every waited-for child so far, in $CPU (the `times` builtin,
+# no fork); the CPU-time ratios hold up on a loaded machine where wall times do not.
+child_cpu() {
+  local _l u s
+  times >"$OUT/.times"; { read -r _l; read -r u s; } <"$OUT/.times"
+  CPU="(${u%%m*}*60+${u#*m}+${s%%m*}*60+${s#*m})"; CPU=${CPU//s/}
+}
 # stat FILE: "median min max" of the numbers in FILE
 stat3() { sort -g "$1" | awk '{a[NR]=$1} END{printf "%.3f %.3f %.3f\n", a[int((NR+1)/2)], a[1], a[NR]}'; }
-fmt_t() { read -r m lo hi < <(stat3 "$1"); printf '%ss (%s–%s)' "$m" "$lo" "$hi"; }
+fmt_t() { local m lo hi c; read -r m lo hi < <(stat3 "$1"); printf '%ss (%s–%s)' "$m" "$lo" "$hi"
+          [ -s "$1.cpu" ] && { read -r c _ < <(stat3 "$1.cpu"); printf ' cpu %ss' "$c"; }; }
 # ratio_row STAGE MEASURE OURS REF DIR TARGET: DIR=speed (ref/ours, higher better: target is a
 # minimum) or time (ours/ref, lower better: target is a maximum); the range is the min–max of
 # the per-round ratios, the ratio itself that of the medians (as the conformance check).
@@ -93,21 +103,25 @@ ratio_row() {
   local stage=$1 measure=$2 fo=$OUT/times/$3 fr=$OUT/times/$4 dir=$5 target=${6:-}
   local res
   res=$($PY - "$fo" "$fr" "$dir" "$target" <<'EOF'
-import statistics, sys
-o = [float(x) for x in open(sys.argv[1])]; r = [float(x) for x in open(sys.argv[2])]
+import os, statistics, sys
+def load(p):
+    return [float(x) for x in open(p)] if os.path.exists(p) else []
+o, r = load(sys.argv[1]), load(sys.argv[2])
 speed = sys.argv[3] == "speed"
 f = (lambda a, b: b / a) if speed else (lambda a, b: a / b)
 per = [f(a, b) for a, b in zip(o, r)]
 med = f(statistics.median(o), statistics.median(r))
+oc, rc = load(sys.argv[1] + ".cpu"), load(sys.argv[2] + ".cpu")
+cpu = f"{f(statistics.median(oc), statistics.median(rc)):.2f}x" if oc and rc and min(oc) > 0 and min(rc) > 0 else "-"
 t = sys.argv[4]
 v = "" if not t else ("met" if (med >= float(t) if speed else med <= float(t)) else "MISSED")
-print(f"{med:.2f}x ({min(per):.2f}–{max(per):.2f})\t{'>=' if speed else '<='} {t}x\t{v}" if t else
-      f"{med:.2f}x ({min(per):.2f}–{max(per):.2f})\t-\t-")
+print(f"{med:.2f}x ({min(per):.2f}–{max(per):.2f})\t{cpu}\t{'>=' if speed else '<='} {t}x\t{v}" if t else
+      f"{med:.2f}x ({min(per):.2f}–{max(per):.2f})\t{cpu}\t-\t-")
 EOF
 )
-  row "$stage" "$measure" "$(fmt_t "$fo")" "$(fmt_t "$fr")" "$(cut -f1 <<<"$res")" "$(cut -f2 <<<"$res")" "$(cut -f3 <<<"$res")"
+  row8 "$stage" "$measure" "$(fmt_t "$fo")" "$(fmt_t "$fr")" "$(cut -f1 <<<"$res")" "$(cut -f2 <<<"$res")" "$(cut -f3 <<<"$res")" "$(cut -f4 <<<"$res")"
 }
-peak_rss() { { /usr/bin/time -f '%M' "$@" >/dev/null 2>/dev/null; } 2>&1 | tail -n1; }
+peak_rss() { /usr/bin/time -o "$OUT/.rss" -f '%M' "$@" >/dev/null 2>&1; tail -n1 "$OUT/.rss"; }
 
 # ---- start-up ---------------------------------------------------------------------------
 if want startup || want hash; then
@@ -245,7 +259,7 @@ if want e2e; then
       if [ "$w" = 2 ] && [ "$m" = ocr ]; then pt="<= 307200 KiB"; pv=$([ "$pk" -le 307200 ] && echo met || echo MISSED); fi
       row "e2e $m" "w=$w: worker+children peak PSS (RSS)" "$pk KiB ($(jget "$o" peak_rss_kib))" \
         "$(jget "$p" peak_pss_kib) KiB ($(jget "$p" peak_rss_kib))" - "$pt" "$pv"
-      row "e2e $m" "w=$w: Redis calls per job (commandstats)" "$(jget "$o" redis_calls_per_job)" - - - -
+      row "e2e $m" "w=$w: Redis calls per job (commandstats); worker CPU" "$(jget "$o" redis_calls_per_job); $(jget "$o" worker_cpu_s) s" - - - -
     done
   done
 fi
@@ -262,6 +276,8 @@ if want tiny; then
   row tiny "$TINY jobs, concurrency 2: jobs/s" "$j ($(jget "$OUT/tiny.json" done) done)" - - ">= 1000" \
     "$($PY -c "import sys; print('met' if float(sys.argv[1] or 0)>=1000 else 'MISSED')" "$j")"
   row tiny "Redis commands per job (commandstats, scripts' inner calls included)" "$cpj" - - - -
+  row tiny "CPU per job: worker / redis-server (jobs/s bound = cores / CPU per job)" \
+    "$(jget "$OUT/tiny.json" worker_cpu_ms_per_job) ms / $(jget "$OUT/tiny.json" redis_cpu_ms_per_job) ms" - - - -
   # round trips: count the worker's writes to the Redis socket under strace (a smaller run:
   # strace slows the worker, so this run's jobs/s is not reported)
   if command -v strace >/dev/null; then

@@ -7,6 +7,8 @@
 #include "thumbnails/thumbnailer.hpp"
 #include "worker/config.hpp"
 #include "worker/daemon.hpp"
+#include "worker/helper.hpp"
+#include "worker/helper_pool.hpp"
 #include "worker/log.hpp"
 #include "worker/pipeline.hpp"
 #include "worker/storage.hpp"
@@ -120,6 +122,10 @@ int cmd_process(const Config& config, const std::vector<std::string>& files, con
         return k_exit_usage;
     }
     PipelineOptions options = PipelineOptions::from(config);
+    // Parsers run in a sandboxed helper process, started only when a file needs one.
+    HelperSettings helper_settings = HelperSettings::from(config);
+    helper_settings.preload_langs.clear();
+    OnDemandHelper helper(helper_settings);
     bool thumbs_ready = false;
     int rc = k_exit_ok;
     for (const auto& path : files) {
@@ -155,7 +161,7 @@ int cmd_process(const Config& config, const std::vector<std::string>& files, con
                 thumbs_ready = true;
             }
             options.deadline = started + std::chrono::seconds(config.job_timeout_s);
-            result = analyse(fd.get(), size, hash, spec, options);
+            result = helper.analyse(fd.get(), size, hash, spec, options);
             for (const auto& o : result.outputs) out->write_atomic(o.key, o.bytes);
         } catch (const FileError& e) {
             result = file_failure(e.code(), e.what());
@@ -299,7 +305,8 @@ int cmd_dead_list(const Config& config) {
     if (r.is_error()) throw std::runtime_error("XRANGE: " + r.str);
     for (const auto& e : r.elements) {
         if (e.elements.size() < 2) continue;
-        auto j = object_of("", e.elements[1].as_pairs());
+        const Pairs fields = e.elements[1].as_pairs();
+        auto j = object_of(field_of(fields, "file_id"), fields);
         j["dead_id"] = e.elements[0].str;
         print_json(j);
     }
@@ -500,6 +507,19 @@ int run(int argc, char** argv) {
     reconcile_cmd->add_option("--older-than", older_than, "seconds")->required()->check(CLI::NonNegativeNumber);
     add_config_flags(reconcile_cmd, flags, unused);
 
+    // Internal: a parser helper process, started by the worker (see worker/helper_pool.hpp).
+    HelperArgs helper_args;
+    std::string helper_scratch, helper_outside;
+    auto* helper_cmd = app.add_subcommand("helper", "internal: a sandboxed parser process")->group("");
+    helper_cmd->add_option("--channel", helper_args.channel);
+    helper_cmd->add_option("--parent", helper_args.parent);
+    helper_cmd->add_option("--scratch", helper_scratch)->required();
+    helper_cmd->add_option("--memory-mb", helper_args.memory_mb);
+    helper_cmd->add_option("--preload", helper_args.preload_langs);
+    helper_cmd->add_flag("--self-test-sandbox", helper_args.self_test_sandbox);
+    helper_cmd->add_option("--outside", helper_outside);
+    helper_cmd->add_option("--tcp-port", helper_args.self_test_port);
+
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {
@@ -511,6 +531,12 @@ int run(int argc, char** argv) {
     } catch (const CLI::ParseError& e) {
         std::cerr << "ingestd: " << one_line(with_env_names(e.what())) << " (see ingestd --help)\n";
         return k_exit_usage;
+    }
+
+    if (*helper_cmd) {
+        helper_args.scratch = helper_scratch;
+        helper_args.self_test_outside = helper_outside;
+        return run_helper(helper_args);
     }
 
     Config config;

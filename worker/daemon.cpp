@@ -5,6 +5,7 @@
 #include "jobs/redis.hpp"
 #include "thumbnails/thumbnailer.hpp"
 #include "worker/backoff.hpp"
+#include "worker/helper_pool.hpp"
 #include "worker/http.hpp"
 #include "worker/job_runner.hpp"
 #include "worker/log.hpp"
@@ -157,15 +158,26 @@ int run_daemon(const Config& config) {
     log::info("worker starting", {{"consumer", config.consumer}, {"stream", config.stream},
                                   {"group", config.group}, {"concurrency", std::to_string(config.concurrency)}});
 
+    // Parsers run in sandboxed helper processes, one per job thread.
+    HelperSettings helper_settings = HelperSettings::from(config);
+    helper_settings.on_crash = [&metrics] { ++metrics.parser_crashes; };
+    HelperPool helpers(helper_settings);
+
     // Job threads, each with its own Redis connection (inside its JobRunner).
+    // `threads_ready` holds the dispatcher back until every one can take a job: an entry
+    // claimed before then would sit unstarted, and a worker that keeps dying at start-up
+    // would raise its delivery count without ever reaching the dead-letter check.
+    std::atomic<int> threads_ready{0};
     std::vector<std::thread> job_threads;
     for (int i = 0; i < config.concurrency; ++i) {
         job_threads.emplace_back([&] {
+            std::shared_ptr<Helper> helper = helpers.make();
             JobRunner runner(config, queue, storage, metrics, stopping,
-                             [](int fd, std::uint64_t size, const std::string& hash, const JobSpec& spec,
-                                const PipelineOptions& options) {
-                                 return analyse(fd, size, hash, spec, options);
+                             [helper](int fd, std::uint64_t size, const std::string& hash, const JobSpec& spec,
+                                      const PipelineOptions& options) {
+                                 return helper->analyse(fd, size, hash, spec, options);
                              });
+            ++threads_ready;
             while (auto d = slots.pop()) {
                 ++metrics.in_flight;
                 runner.run(*d, [&slots, id = d->entry_id] { return slots.lost(id); });
@@ -184,6 +196,7 @@ int run_daemon(const Config& config) {
         auto next_reclaim = Clock::now();
         std::string reclaim_cursor = "0-0";
         bool group_ready = false;
+        while (!stopping && threads_ready < config.concurrency) sleep_unless(stopping, 20ms);
         while (!stopping) {
             if (!slots.wait_free(Clock::now() + 200ms)) continue;
             try {

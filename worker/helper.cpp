@@ -39,6 +39,8 @@ std::vector<std::filesystem::path> readable_paths() {
                                             "/sys/devices/system/cpu", "/dev/urandom", "/proc/self"};
     try {
         p.push_back(extractors::tessdata_dir());
+        // Its own executable, for a sanitizer's symbolizer.
+        p.push_back(std::filesystem::read_symlink("/proc/self/exe"));
     } catch (const std::exception&) {
     }
     return p;

@@ -74,7 +74,9 @@ public:
     pid_t pid() const { return m_pid; }
 
 private:
-    void spawn();
+    void start();       // starts a process; does not wait for it
+    void await_ready(); // waits for its "ready"; throws std::runtime_error when it dies first
+    void start_quietly(); // start(), logging a failure (the next job tries again)
     void stop();
     bool alive();
 
@@ -83,6 +85,7 @@ private:
     int m_slot;
     pid_t m_pid = -1;
     Fd m_sock;
+    bool m_ready = false;
     int m_jobs = 0;
 };
 

@@ -1,9 +1,11 @@
 #include "worker/job_runner.hpp"
 
 #include "worker/backoff.hpp"
+#include "worker/dedup.hpp"
 #include "worker/log.hpp"
 #include "worker/metrics.hpp"
 
+#include <algorithm>
 #include <thread>
 
 namespace worker {
@@ -131,6 +133,7 @@ void JobRunner::run(const jobs::Delivery& d, const std::function<bool()>& lease_
         };
 
         PipelineResult result;
+        std::uint64_t parsed_size = 0;
         if (parsed.verdict == jobs::ParsedEntry::Verdict::invalid_event) {
             result = file_failure("invalid_event", parsed.reason);
         } else {
@@ -147,8 +150,20 @@ void JobRunner::run(const jobs::Delivery& d, const std::function<bool()>& lease_
                 try {
                     auto t0 = Clock::now();
                     Storage::Input in = m_storage.open_input(ev.storage_key, m_config.max_file_bytes);
+                    parsed_size = in.size;
                     std::string hash = hash_and_check(in.fd.get(), in.size, spec);
                     m_metrics.stage("hash", seconds_since(t0));
+                    if (in.size >= k_dedup_min_bytes) {
+                        std::optional<PipelineResult> reused;
+                        with_retry("content-hash lookup", [&] {
+                            reused = reuse_identical(m_redis, m_queue.names(), m_storage, hash, spec, m_version);
+                            return jobs::Fence::ok;
+                        });
+                        if (reused) {
+                            result = std::move(*reused);
+                            break;
+                        }
+                    }
                     auto t1 = Clock::now();
                     result = m_analyse(in.fd.get(), in.size, hash, spec, options);
                     m_metrics.stage("analyse", seconds_since(t1));
@@ -178,10 +193,15 @@ void JobRunner::run(const jobs::Delivery& d, const std::function<bool()>& lease_
                                                               Clock::now() - started).count()));
         fields.emplace_back("pipeline_version", m_version);
         const std::string kind = content_kind(fields);
+        // Index finished results for content-hash reuse; a reused result keeps its source.
+        const bool reused = std::any_of(fields.begin(), fields.end(),
+                                        [](const auto& kv) { return kv.first == "deduplicated_from"; });
+        const std::string index_hash = result.file_error_code.empty() && !reused && parsed_size >= k_dedup_min_bytes
+                                           ? result.content_hash : std::string();
         if (abandoned("commit")) return;
         auto t2 = Clock::now();
         auto f = with_retry("final commit", [&] {
-            return m_queue.commit(m_redis, d.entry_id, ev.file_id, fields, result.clear);
+            return m_queue.commit(m_redis, d.entry_id, ev.file_id, fields, result.clear, index_hash);
         });
         m_metrics.stage("commit", seconds_since(t2));
         m_metrics.stage("total", seconds_since(started));

@@ -181,3 +181,34 @@ TEST_F(WorkerE2E, WaitsForRedisAndRecreatesGroup) {
 }
 
 } // namespace
+
+namespace {
+
+TEST_F(WorkerE2E, IdenticalBytesReuseResultsUnderTheNewId) {
+    INGEST_CORPUS_FILE(pdf, "pdf/text/TAMReview.pdf");
+    auto w = start("w1");
+    std::filesystem::copy_file(pdf, store / "a.pdf");
+    std::filesystem::copy_file(pdf, store / "b.pdf");
+    add("file_id first storage_key a.pdf");
+    ASSERT_EQ(wait_final("first", 120s), "done") << log_of("w1");
+    auto t0 = std::chrono::steady_clock::now();
+    add("file_id second storage_key b.pdf");
+    ASSERT_EQ(wait_final("second", 120s), "done");
+    EXPECT_EQ(field("second", "deduplicated_from"), "first");
+    EXPECT_EQ(field("second", "extracted_text"), field("first", "extracted_text"));
+    EXPECT_EQ(field("second", "page_count"), field("first", "page_count"));
+    std::string key = field("second", "thumbnail_144_key");
+    EXPECT_EQ(key, "thumbnails/second/144.webp");
+    EXPECT_EQ(testsupport::read_file(store / key), testsupport::read_file(store / field("first", "thumbnail_144_key")));
+    EXPECT_LT(std::stoi(field("second", "duration_ms")), std::stoi(field("first", "duration_ms")) / 5)
+        << "reuse must be far cheaper than the first run";
+    (void)t0;
+    // A changed pipeline (here: a different text-only request of a file whose steps differ) recomputes.
+    redis.cli("HSET ingest:file:first pipeline_version other");
+    std::filesystem::copy_file(pdf, store / "c.pdf");
+    add("file_id third storage_key c.pdf");
+    ASSERT_EQ(wait_final("third", 120s), "done");
+    EXPECT_EQ(field("third", "deduplicated_from"), "");
+}
+
+} // namespace

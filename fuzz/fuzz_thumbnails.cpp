@@ -1,0 +1,21 @@
+// Thumbnails of images (libvips loaders we unblock) and of PDFs (Poppler rendering).
+#include "extractors/content_type.hpp"
+#include "thumbnails/thumbnailer.hpp"
+
+#include <chrono>
+#include <cstdint>
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    static bool ready = (thumbnails::init(), true);
+    (void)ready;
+    const std::string mime = extractors::detect_content_type_buffer(data, size);
+    thumbnails::Options o;
+    o.max_pixels = 1 << 24;
+    o.deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    if (mime == "application/pdf") {
+        (void)thumbnails::render_pdf({data, size}, o);
+    } else if (thumbnails::is_supported_image(mime)) {
+        (void)thumbnails::render_image({data, size}, o);
+    }
+    return 0;
+}
