@@ -4,8 +4,10 @@
 #include "extractors/text_clean.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <climits>
 #include <cmath>
+#include <exception>
 #include <glib.h>
 #include <memory>
 #include <mutex>
@@ -14,6 +16,9 @@
 #include <poppler/cpp/poppler-image.h>
 #include <poppler/cpp/poppler-page-renderer.h>
 #include <poppler/cpp/poppler-page.h>
+#include <system_error>
+#include <thread>
+#include <vector>
 
 namespace extractors {
 
@@ -151,6 +156,91 @@ bool expired(std::chrono::steady_clock::time_point deadline) {
     return std::chrono::steady_clock::now() >= deadline;
 }
 
+// Fewer pages than this are read on the calling thread alone: another document costs a
+// parse of the file's cross-reference table, more than a few pages of text.
+constexpr int k_min_pages_for_threads = 16;
+// Pages a thread claims at a time: runs of neighbours keep a document's caches useful, and
+// small runs let the threads finish together when pages differ in cost.
+constexpr int k_chunk_pages = 8;
+// Each thread holds a document and a stack (8 MiB, counted by RLIMIT_DATA in the helper).
+constexpr int k_max_pdf_threads = 8;
+
+// One page's text layer as the reading loop needs it.
+struct LayerPage {
+    std::string text;    // page_text(), empty when the page cannot be created
+    bool exists = false; // create_page gave a page
+    bool done = false;   // read (its thread found the deadline not yet passed)
+};
+
+// The text layers of pages [0, count) read by `threads` threads, each over its own document
+// on `bytes` (a poppler document is not thread-safe), the calling thread over `doc`. `doc`
+// stays open throughout, so poppler's global parameters (created with the first document,
+// under poppler's lock, freed with the last) outlive the other threads' documents. A thread
+// stops at the deadline: pages nobody read by then stay not done. A thread that cannot be
+// started or cannot open its document leaves its pages to the others. Rethrows the first
+// exception of any thread (std::bad_alloc) after all have ended.
+std::vector<LayerPage> read_layers(poppler::document& doc, std::span<const unsigned char> bytes,
+                                   int count, int threads,
+                                   std::chrono::steady_clock::time_point deadline) {
+    std::vector<LayerPage> pages(static_cast<std::size_t>(count));
+    std::atomic<int> next{0};
+    std::atomic<bool> stop{false};
+    std::mutex failure_mutex;
+    std::exception_ptr failure;
+    auto fail = [&] {
+        const std::lock_guard lock(failure_mutex);
+        if (!failure) failure = std::current_exception();
+        stop.store(true, std::memory_order_relaxed);
+    };
+    auto work = [&](poppler::document& d) {
+        for (;;) {
+            const int first = next.fetch_add(k_chunk_pages, std::memory_order_relaxed);
+            if (first >= count) return;
+            const int last = std::min(count, first + k_chunk_pages);
+            for (int i = first; i < last; ++i) {
+                if (stop.load(std::memory_order_relaxed) || expired(deadline)) {
+                    stop.store(true, std::memory_order_relaxed);
+                    return;
+                }
+                LayerPage& out = pages[static_cast<std::size_t>(i)];
+                const std::unique_ptr<poppler::page> page(d.create_page(i));
+                out.exists = page != nullptr;
+                if (page) out.text = page_text(*page);
+                out.done = true;
+            }
+        }
+    };
+    std::vector<std::thread> pool;
+    try {
+        pool.reserve(static_cast<std::size_t>(threads - 1));
+        for (int t = 1; t < threads; ++t) {
+            pool.emplace_back([&] {
+                try {
+                    const std::unique_ptr<poppler::document> own(poppler::document::load_from_raw_data(
+                        reinterpret_cast<const char*>(bytes.data()), static_cast<int>(bytes.size())));
+                    if (own && !own->is_locked() && own->pages() == doc.pages()) work(*own);
+                } catch (...) {
+                    fail();
+                }
+            });
+        }
+    } catch (const std::system_error&) {
+        // No more threads (EAGAIN): those started and this one read everything.
+    } catch (...) {
+        fail();
+    }
+    if (!stop.load(std::memory_order_relaxed)) {
+        try {
+            work(doc);
+        } catch (...) {
+            fail();
+        }
+    }
+    for (std::thread& t : pool) t.join();
+    if (failure) std::rethrow_exception(failure);
+    return pages;
+}
+
 } // namespace
 
 TextResult extract_pdf_text(std::span<const unsigned char> bytes, const TextOptions& options) {
@@ -183,6 +273,13 @@ TextResult extract_pdf_text(std::span<const unsigned char> bytes, const TextOpti
     result.page_count = page_count;
 
     const int to_read = std::min(page_count, std::max(options.max_pages, 0));
+    // With threads, the text layers are read first, in parallel; OCR (and everything else)
+    // then follows page by page on this thread, as without.
+    const int threads = std::min({options.pdf_threads, k_max_pdf_threads, to_read / k_chunk_pages});
+    std::vector<LayerPage> layers;
+    if (threads > 1 && to_read >= k_min_pages_for_threads) {
+        layers = read_layers(*doc, bytes, to_read, threads, options.deadline);
+    }
     std::string text;
     int pages_done = 0;
     int ocr_pages = 0;
@@ -197,12 +294,33 @@ TextResult extract_pdf_text(std::span<const unsigned char> bytes, const TextOpti
                                          " of " + std::to_string(page_count) + " PDF pages."};
             break;
         }
-        const std::unique_ptr<poppler::page> page(doc->create_page(i));
-        std::string page_str = page ? page_text(*page) : std::string();
+        std::unique_ptr<poppler::page> page;
+        std::string page_str;
+        bool page_exists = false;
+        if (layers.empty()) {
+            page.reset(doc->create_page(i));
+            page_exists = page != nullptr;
+            page_str = page ? page_text(*page) : std::string();
+        } else {
+            LayerPage& layer = layers[static_cast<std::size_t>(i)];
+            if (!layer.done) {
+                // Its thread met the deadline, so the check above would have: the same outcome.
+                result.error = StepError{"timeout", "The job's time ran out after " +
+                                                        std::to_string(pages_done) + " of " +
+                                                        std::to_string(page_count) + " PDF pages."};
+                break;
+            }
+            page_exists = layer.exists;
+            page_str = std::move(layer.text);
+        }
         const bool has_text = has_letter_or_digit(page_str);
-        const bool want_ocr = page && ocr_pages < options.max_ocr_pages &&
-                              (options.ocr_mode == OcrMode::force ||
-                               (options.ocr_mode == OcrMode::automatic && !has_text));
+        bool want_ocr = page_exists && ocr_pages < options.max_ocr_pages &&
+                        (options.ocr_mode == OcrMode::force ||
+                         (options.ocr_mode == OcrMode::automatic && !has_text));
+        if (want_ocr && !page) {
+            page.reset(doc->create_page(i));
+            want_ocr = page != nullptr;
+        }
         bool timed_out = false;
         if (want_ocr) {
             int dpi = 0;

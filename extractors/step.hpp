@@ -24,6 +24,7 @@ struct TextOptions {
     int max_ocr_pages = 100;  // pages (PDF or TIFF) sent to OCR
     std::uint64_t max_pixels = 100000000;
     std::string ocr_langs = "eng";
+    int pdf_threads = 1; // threads that may read a PDF's text layer at once (>= 16 pages); same output
     std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
 };
 

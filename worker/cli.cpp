@@ -4,7 +4,6 @@
 #include "jobs/event.hpp"
 #include "jobs/queue.hpp"
 #include "jobs/redis.hpp"
-#include "thumbnails/thumbnailer.hpp"
 #include "worker/config.hpp"
 #include "worker/daemon.hpp"
 #include "worker/helper.hpp"
@@ -122,11 +121,11 @@ int cmd_process(const Config& config, const std::vector<std::string>& files, con
         return k_exit_usage;
     }
     PipelineOptions options = PipelineOptions::from(config);
+    options.pdf_threads = machine_cores(); // one file at a time: a PDF's text layer may use every core
     // Parsers run in a sandboxed helper process, started only when a file needs one.
     HelperSettings helper_settings = HelperSettings::from(config);
     helper_settings.preload_langs.clear();
     OnDemandHelper helper(helper_settings);
-    bool thumbs_ready = false;
     int rc = k_exit_ok;
     for (const auto& path : files) {
         const auto started = Clock::now();
@@ -156,10 +155,6 @@ int cmd_process(const Config& config, const std::vector<std::string>& files, con
             std::string hash = hash_and_check(fd.get(), size, spec);
             if (file_id.empty()) file_id = hash;
             spec.file_id = file_id;
-            if (!thumbs_ready) {
-                thumbnails::init();
-                thumbs_ready = true;
-            }
             options.deadline = started + std::chrono::seconds(config.job_timeout_s);
             result = helper.analyse(fd.get(), size, hash, spec, options);
             for (const auto& o : result.outputs) out->write_atomic(o.key, o.bytes);

@@ -3,7 +3,6 @@
 #include "extractors/image_text.hpp"
 #include "jobs/queue.hpp"
 #include "jobs/redis.hpp"
-#include "thumbnails/thumbnailer.hpp"
 #include "worker/backoff.hpp"
 #include "worker/helper_pool.hpp"
 #include "worker/http.hpp"
@@ -152,7 +151,6 @@ int run_daemon(const Config& config) {
     Slots slots(config.concurrency);
     const auto claim_idle = std::chrono::milliseconds(config.claim_idle_ms);
 
-    thumbnails::init();
     pipeline_version(config.ocr_langs);
 
     log::info("worker starting", {{"consumer", config.consumer}, {"stream", config.stream},
@@ -177,6 +175,7 @@ int run_daemon(const Config& config) {
                                       const PipelineOptions& options) {
                                  return helper->analyse(fd, size, hash, spec, options);
                              });
+            helper->warm_up();
             ++threads_ready;
             while (auto d = slots.pop()) {
                 ++metrics.in_flight;
@@ -184,7 +183,6 @@ int run_daemon(const Config& config) {
                 --metrics.in_flight;
                 slots.done(d->entry_id);
             }
-            thumbnails::thread_shutdown();
         });
     }
 

@@ -205,7 +205,7 @@ nlohmann::json to_json(const PipelineOptions& o) {
     return {{"ocr_mode", o.ocr_mode},           {"ocr_langs", o.ocr_langs},
             {"max_pages", o.max_pages},         {"max_ocr_pages", o.max_ocr_pages},
             {"max_pixels", o.max_pixels},       {"max_text_bytes", o.max_text_bytes},
-            {"webp_quality", o.webp_quality}};
+            {"webp_quality", o.webp_quality},   {"pdf_threads", o.pdf_threads}};
 }
 
 PipelineOptions options_from_json(const nlohmann::json& j, std::chrono::steady_clock::time_point deadline) {
@@ -217,6 +217,7 @@ PipelineOptions options_from_json(const nlohmann::json& j, std::chrono::steady_c
     o.max_pixels = j.at("max_pixels").get<std::uint64_t>();
     o.max_text_bytes = j.at("max_text_bytes").get<std::uint64_t>();
     o.webp_quality = j.at("webp_quality").get<int>();
+    o.pdf_threads = j.value("pdf_threads", 1);
     o.deadline = deadline;
     return o;
 }

@@ -263,6 +263,17 @@ void Helper::start_quietly() {
     }
 }
 
+bool Helper::warm_up() {
+    try {
+        if (!alive()) start();
+        await_ready();
+        return true;
+    } catch (const std::exception& e) {
+        log::error(std::string("parser helper start failed: ") + e.what(), {{"slot", std::to_string(m_slot)}});
+        return false;
+    }
+}
+
 void Helper::await_ready() {
     if (m_ready) return;
     // "ready" comes after start-up, sandbox and engine preload.

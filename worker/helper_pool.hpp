@@ -70,6 +70,11 @@ public:
     PipelineResult analyse(int fd, std::uint64_t size, const std::string& hash, const JobSpec& spec,
                            const PipelineOptions& options);
 
+    /// Starts the helper if none runs and waits until it is ready (engines preloaded), so
+    /// that a worker claims no entry it cannot start at once. False when it cannot start
+    /// (logged; the first job tries again).
+    bool warm_up();
+
     /// The helper's pid, or -1 when none is running.
     pid_t pid() const { return m_pid; }
 

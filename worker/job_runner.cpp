@@ -196,7 +196,14 @@ void JobRunner::run(const jobs::Delivery& d, const std::function<bool()>& lease_
         // Index finished results for content-hash reuse; a reused result keeps its source.
         const bool reused = std::any_of(fields.begin(), fields.end(),
                                         [](const auto& kv) { return kv.first == "deduplicated_from"; });
-        const std::string index_hash = result.file_error_code.empty() && !reused && parsed_size >= k_dedup_min_bytes
+        // A parser stopped by a limit or a crash says nothing lasting about the bytes: such a
+        // result is not offered for reuse (the next upload of the same bytes tries again).
+        const bool stopped = std::any_of(fields.begin(), fields.end(), [](const auto& kv) {
+            return kv.first.size() >= 10 && kv.first.compare(kv.first.size() - 10, 10, "error_code") == 0 &&
+                   (kv.second == "timeout" || kv.second == "crashed" || kv.second == "memory_limit");
+        });
+        const std::string index_hash = result.file_error_code.empty() && !reused && !stopped &&
+                                               parsed_size >= k_dedup_min_bytes
                                            ? result.content_hash : std::string();
         if (abandoned("commit")) return;
         auto t2 = Clock::now();

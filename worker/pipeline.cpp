@@ -15,6 +15,7 @@
 #include <mutex>
 #include <new>
 #include <span>
+#include <thread>
 
 #include <sys/mman.h>
 
@@ -92,6 +93,7 @@ extractors::TextResult run_text(extractors::Kind kind, const std::string& mime,
     t.max_pixels = options.max_pixels;
     t.ocr_langs = options.ocr_langs;
     t.deadline = options.deadline;
+    t.pdf_threads = options.pdf_threads;
     applicable = true;
     switch (kind) {
     case extractors::Kind::text:
@@ -137,7 +139,14 @@ PipelineOptions PipelineOptions::from(const Config& c) {
     o.max_pixels = c.max_pixels;
     o.max_text_bytes = c.max_text_bytes;
     o.webp_quality = c.webp_quality;
+    // The worker's jobs share the cores; a PDF's text layer may use the share of one job.
+    o.pdf_threads = std::max(1, machine_cores() / std::max(1, c.concurrency));
     return o;
+}
+
+int machine_cores() {
+    const unsigned cores = std::thread::hardware_concurrency();
+    return cores == 0 ? 1 : static_cast<int>(std::min(cores, 1024u));
 }
 
 std::vector<std::string> step_fields(bool text, bool thumbnails) {

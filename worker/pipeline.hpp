@@ -29,10 +29,14 @@ struct PipelineOptions {
     std::uint64_t max_pixels = 100000000;
     std::uint64_t max_text_bytes = 1048576;
     int webp_quality = 80;
+    int pdf_threads = 1; // threads reading one PDF's text layer: cores / INGEST_CONCURRENCY, at least 1
     std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
 
     static PipelineOptions from(const Config& config);
 };
+
+/// Cores of this machine, at least 1 (`ingestd process`, one file at a time, gives a PDF all).
+int machine_cores();
 
 /// A file produced for the store, by key relative to the storage root.
 struct OutputFile {

@@ -217,8 +217,14 @@ struct DeliveryTest : ::testing::Test {
         EXPECT_EQ(f.duplicates, 0u) << f.str();
         EXPECT_EQ(f.commits, ids.size()) << f.str();
         std::size_t not_done = 0;
-        for (const auto& id : ids) not_done += meta(id, "status") != "done";
-        EXPECT_EQ(not_done, 0u) << "events final but not done";
+        std::string which;
+        for (const auto& id : ids) {
+            if (meta(id, "status") == "done") continue;
+            ++not_done;
+            which += " " + id + "=" + meta(id, "status") + "/" + meta(id, "error_code") + " (" + meta(id, "error") +
+                     ", attempts " + meta(id, "attempts") + ")";
+        }
+        EXPECT_EQ(not_done, 0u) << "events final but not done:" << which;
         EXPECT_TRUE(eventually(15s, [&] { return pending() == 0; })) << pending() << " entries still pending";
     }
 

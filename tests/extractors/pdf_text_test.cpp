@@ -8,6 +8,8 @@
 #include <map>
 #include <mutex>
 #include <regex>
+#include <span>
+#include <vector>
 
 using extractors::extract_pdf_text;
 using extractors::OcrMode;
@@ -431,4 +433,149 @@ TEST(PdfText, TextIsCleanUtf8) {
             EXPECT_TRUE(c == '\n' || c == '\t' || c == '\f') << int(c);
         }
     }
+}
+
+// ---------------------------------------------------------------------------------------
+// Text layers read by several threads
+
+namespace {
+
+// `pages` pages of Helvetica text, "Page N" and a line naming its number; the page numbers
+// in `blank` (1-based) have no text layer at all.
+std::string make_text_pdf(int pages, const std::vector<int>& blank = {}) {
+    std::vector<std::string> objects = {"<< /Type /Catalog /Pages 2 0 R >>", "",
+                                        "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"};
+    std::string kids;
+    for (int p = 1; p <= pages; ++p) {
+        const int page_obj = int(objects.size()) + 1;
+        kids += std::to_string(page_obj) + " 0 R ";
+        std::string content;
+        if (std::find(blank.begin(), blank.end(), p) == blank.end()) {
+            content = "BT /F1 18 Tf 72 700 Td (Page " + std::to_string(p) +
+                      " of the threaded test) Tj 0 -30 Td (line two says " +
+                      std::to_string(p * 7919 % 1000) + ") Tj ET";
+        }
+        objects.push_back("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << "
+                          "/Font << /F1 3 0 R >> >> /Contents " +
+                          std::to_string(page_obj + 1) + " 0 R >>");
+        objects.push_back("<< /Length " + std::to_string(content.size()) + " >>\nstream\n" +
+                          content + "\nendstream");
+    }
+    objects[1] = "<< /Type /Pages /Kids [" + kids + "] /Count " + std::to_string(pages) + " >>";
+    std::string pdf = "%PDF-1.4\n";
+    std::vector<std::size_t> offsets;
+    for (std::size_t i = 0; i < objects.size(); ++i) {
+        offsets.push_back(pdf.size());
+        pdf += std::to_string(i + 1) + " 0 obj\n" + objects[i] + "\nendobj\n";
+    }
+    const std::size_t xref = pdf.size();
+    pdf += "xref\n0 " + std::to_string(objects.size() + 1) + "\n0000000000 65535 f \n";
+    for (std::size_t off : offsets) {
+        char line[32];
+        std::snprintf(line, sizeof line, "%010zu 00000 n \n", off);
+        pdf += line;
+    }
+    pdf += "trailer\n<< /Size " + std::to_string(objects.size() + 1) +
+           " /Root 1 0 R >>\nstartxref\n" + std::to_string(xref) + "\n%%EOF\n";
+    return pdf;
+}
+
+// Every field of the result, for comparing two runs.
+void expect_same(const TextResult& a, const TextResult& b, const std::string& what) {
+    SCOPED_TRACE(what);
+    EXPECT_EQ(a.error.has_value(), b.error.has_value());
+    if (a.error && b.error) {
+        EXPECT_EQ(a.error->code, b.error->code);
+        EXPECT_EQ(a.error->message, b.error->message);
+    }
+    EXPECT_TRUE(a.text == b.text) << "texts differ: " << a.text.size() << " vs " << b.text.size()
+                                  << " bytes";
+    EXPECT_EQ(a.method, b.method);
+    EXPECT_EQ(a.page_count, b.page_count);
+    EXPECT_EQ(a.pages_read, b.pages_read);
+    EXPECT_EQ(a.ocr_pages, b.ocr_pages);
+    EXPECT_EQ(a.ocr_confidence, b.ocr_confidence);
+}
+
+void expect_threads_change_nothing(std::span<const unsigned char> pdf, TextOptions options,
+                                   const std::vector<int>& max_pages_list) {
+    for (int max_pages : max_pages_list) {
+        options.max_pages = max_pages;
+        options.pdf_threads = 1;
+        const TextResult one = extract_pdf_text(pdf, options);
+        for (int threads : {2, 3, 4, 64}) {
+            options.pdf_threads = threads;
+            expect_same(one, extract_pdf_text(pdf, options),
+                        "max_pages " + std::to_string(max_pages) + ", " + std::to_string(threads) +
+                            " threads");
+        }
+    }
+}
+
+} // namespace
+
+TEST(PdfText, ThreadedTextLayerIsByteIdenticalOnCorpus) {
+    INGEST_CORPUS_FILE(path, "pdf/text/freeculture.pdf");
+    const std::string bytes = testsupport::read_file(path);
+    TextOptions options;
+    options.ocr_mode = OcrMode::off;
+    // All pages; max_pages inside a thread's run of pages; just enough and too few for threads.
+    expect_threads_change_nothing(as_bytes(bytes), options, {2000, 352, 351, 203, 37, 17, 16, 15});
+    options.pdf_threads = 2;
+    options.max_pages = 37;
+    const TextResult r = extract_pdf_text(as_bytes(bytes), options);
+    ASSERT_FALSE(r.error);
+    EXPECT_EQ(r.page_count, 352);
+    EXPECT_EQ(r.pages_read, 37);
+    EXPECT_EQ(count(r.text, '\f'), 36U);
+}
+
+TEST(PdfText, ThreadedTextLayerIsByteIdenticalWithoutCorpus) {
+    const std::string pdf = make_text_pdf(43);
+    TextOptions options;
+    options.ocr_mode = OcrMode::off;
+    expect_threads_change_nothing(as_bytes(pdf), options, {2000, 43, 42, 21, 17, 16, 9});
+    options.pdf_threads = 4;
+    options.max_pages = 21;
+    const TextResult r = extract_pdf_text(as_bytes(pdf), options);
+    ASSERT_FALSE(r.error);
+    EXPECT_EQ(r.page_count, 43);
+    EXPECT_EQ(r.pages_read, 21);
+    EXPECT_EQ(count(r.text, '\f'), 20U);
+    EXPECT_NE(r.text.find("Page 1 of the threaded test"), std::string::npos);
+    EXPECT_NE(r.text.find("Page 21 of the threaded test"), std::string::npos);
+    EXPECT_EQ(r.text.find("Page 22 of"), std::string::npos);
+    // Pages in order.
+    EXPECT_LT(r.text.find("Page 9 of"), r.text.find("Page 10 of"));
+    EXPECT_LT(r.text.find("Page 16 of"), r.text.find("Page 17 of"));
+}
+
+TEST(PdfText, ThreadedTextLayerStillOcrsPagesWithoutText) {
+    // Blank pages in automatic mode go to OCR on the calling thread, as without threads
+    // (OCR of a blank page finds nothing: method stays text_layer).
+    const std::string pdf = make_text_pdf(24, {3, 18});
+    TextOptions options;
+    expect_threads_change_nothing(as_bytes(pdf), options, {2000, 18, 17});
+    options.pdf_threads = 2;
+    const TextResult r = extract_pdf_text(as_bytes(pdf), options);
+    ASSERT_FALSE(r.error);
+    EXPECT_EQ(r.ocr_pages, 2);
+    options.max_ocr_pages = 1;
+    options.max_pages = 2000;
+    expect_threads_change_nothing(as_bytes(pdf), options, {2000});
+}
+
+TEST(PdfText, ThreadedPastDeadlineIsTheSameTimeout) {
+    const std::string pdf = make_text_pdf(40);
+    TextOptions options;
+    options.ocr_mode = OcrMode::off;
+    options.deadline = std::chrono::steady_clock::now() - std::chrono::seconds(1);
+    expect_threads_change_nothing(as_bytes(pdf), options, {2000, 20});
+    options.pdf_threads = 2;
+    const TextResult r = extract_pdf_text(as_bytes(pdf), options);
+    ASSERT_TRUE(r.error);
+    EXPECT_EQ(r.error->code, "timeout");
+    EXPECT_EQ(r.page_count, 40);
+    EXPECT_EQ(r.pages_read, 0);
+    EXPECT_TRUE(r.text.empty());
 }

@@ -290,6 +290,9 @@ TEST_F(Hostile, AHelperKilledMidJobEndsCrashedAndTheWorkerGoesOn) {
     const std::string bytes = testsupport::read_file(slow);
     for (auto [id, sig, name] : {std::tuple{"seg", SIGSEGV, "SIGSEGV"}, std::tuple{"kill", SIGKILL, "SIGKILL"}}) {
         SCOPED_TRACE(name);
+        // A small job first, so that the helper is past its start-up when it is killed.
+        put(std::string("warm_") + id, "warm\n");
+        ASSERT_EQ(wait_final(std::string("warm_") + id, 60s), "done") << log_of("cw");
         put(id, bytes);
         ASSERT_TRUE(wait_status(id, "processing", 60s))
             << log_of("cw") << redis.cli("HGETALL ingest:file:" + std::string(id));
@@ -300,7 +303,10 @@ TEST_F(Hostile, AHelperKilledMidJobEndsCrashedAndTheWorkerGoesOn) {
         EXPECT_EQ(wait_final(id, 60s), "done") << log_of("cw");
         EXPECT_EQ(field(id, "extraction_status"), "failed");
         EXPECT_EQ(field(id, "extraction_error_code"), "crashed");
+#ifndef INGESTD_SANITIZE
+        // (AddressSanitizer catches SIGSEGV itself and exits 1, so the name is lost there.)
         EXPECT_NE(field(id, "extraction_error").find(name), std::string::npos) << field(id, "extraction_error");
+#endif
         EXPECT_EQ(field(id, "error_code"), "crashed");
         EXPECT_TRUE(w->alive());
     }
