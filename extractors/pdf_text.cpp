@@ -175,10 +175,13 @@ struct LayerPage {
 // The text layers of pages [0, count) read by `threads` threads, each over its own document
 // on `bytes` (a poppler document is not thread-safe), the calling thread over `doc`. `doc`
 // stays open throughout, so poppler's global parameters (created with the first document,
-// under poppler's lock, freed with the last) outlive the other threads' documents. A thread
-// stops at the deadline: pages nobody read by then stay not done. A thread that cannot be
-// started or cannot open its document leaves its pages to the others. Rethrows the first
-// exception of any thread (std::bad_alloc) after all have ended.
+// under poppler's lock, freed with the last) outlive the other threads' documents. Poppler
+// 22.12 also creates a process-wide colour profile, unlocked, in the first GfxState (the first
+// page drawn): the calling thread draws a page before it starts any other thread, and reads
+// alone when none of its first pages exists. A thread stops at the deadline: pages nobody read
+// by then stay not done. A thread that cannot be started or cannot open its document leaves
+// its pages to the others. Rethrows the first exception of any thread (std::bad_alloc) after
+// all have ended.
 std::vector<LayerPage> read_layers(poppler::document& doc, std::span<const unsigned char> bytes,
                                    int count, int threads,
                                    std::chrono::steady_clock::time_point deadline) {
@@ -192,28 +195,42 @@ std::vector<LayerPage> read_layers(poppler::document& doc, std::span<const unsig
         if (!failure) failure = std::current_exception();
         stop.store(true, std::memory_order_relaxed);
     };
+    // Reads pages [first, last) of a claimed run; false when it had to stop.
+    auto read_run = [&](poppler::document& d, int first, int last) {
+        for (int i = first; i < last; ++i) {
+            if (stop.load(std::memory_order_relaxed) || expired(deadline)) {
+                stop.store(true, std::memory_order_relaxed);
+                return false;
+            }
+            LayerPage& out = pages[static_cast<std::size_t>(i)];
+            const std::unique_ptr<poppler::page> page(d.create_page(i));
+            out.exists = page != nullptr;
+            if (page) out.text = page_text(*page);
+            out.done = true;
+        }
+        return true;
+    };
     auto work = [&](poppler::document& d) {
         for (;;) {
             const int first = next.fetch_add(k_chunk_pages, std::memory_order_relaxed);
-            if (first >= count) return;
-            const int last = std::min(count, first + k_chunk_pages);
-            for (int i = first; i < last; ++i) {
-                if (stop.load(std::memory_order_relaxed) || expired(deadline)) {
-                    stop.store(true, std::memory_order_relaxed);
-                    return;
-                }
-                LayerPage& out = pages[static_cast<std::size_t>(i)];
-                const std::unique_ptr<poppler::page> page(d.create_page(i));
-                out.exists = page != nullptr;
-                if (page) out.text = page_text(*page);
-                out.done = true;
+            if (first >= count || !read_run(d, first, std::min(count, first + k_chunk_pages))) {
+                return;
             }
         }
     };
+    // The calling thread's first run, up to the first page that exists.
+    const int first_run_end = std::min(count, k_chunk_pages);
+    next.store(first_run_end, std::memory_order_relaxed);
+    int first_run_at = 0;
+    bool drawn = false;
+    while (!drawn && first_run_at < first_run_end && read_run(doc, first_run_at, first_run_at + 1)) {
+        drawn = pages[static_cast<std::size_t>(first_run_at++)].exists;
+    }
+    if (stop.load(std::memory_order_relaxed)) return pages; // the deadline
     std::vector<std::thread> pool;
     try {
-        pool.reserve(static_cast<std::size_t>(threads - 1));
-        for (int t = 1; t < threads; ++t) {
+        if (drawn) pool.reserve(static_cast<std::size_t>(threads - 1));
+        for (int t = 1; drawn && t < threads; ++t) {
             pool.emplace_back([&] {
                 try {
                     const std::unique_ptr<poppler::document> own(poppler::document::load_from_raw_data(
@@ -229,12 +246,10 @@ std::vector<LayerPage> read_layers(poppler::document& doc, std::span<const unsig
     } catch (...) {
         fail();
     }
-    if (!stop.load(std::memory_order_relaxed)) {
-        try {
-            work(doc);
-        } catch (...) {
-            fail();
-        }
+    try {
+        if (read_run(doc, first_run_at, first_run_end)) work(doc);
+    } catch (...) {
+        fail();
     }
     for (std::thread& t : pool) t.join();
     if (failure) std::rethrow_exception(failure);
