@@ -54,7 +54,8 @@ struct WorkerE2E : ::testing::Test {
         return "timeout:" + st;
     }
     std::string log_of(const std::string& name) {
-        return testsupport::read_file(dir.path() / ("worker-" + name + ".log"));
+        auto path = dir.path() / ("worker-" + name + ".log");
+        return std::filesystem::exists(path) ? testsupport::read_file(path) : std::string();
     }
 };
 
@@ -172,13 +173,14 @@ TEST_F(WorkerE2E, JsonLogsCarryFileIdAndDuration) {
 
 TEST_F(WorkerE2E, WaitsForRedisAndRecreatesGroup) {
     auto w = start("w1");
-    // The worker must have created the group before it is destroyed (a sanitizer build
-    // starts several times slower).
-#ifdef INGESTD_SANITIZE
-    std::this_thread::sleep_for(3s);
-#else
-    std::this_thread::sleep_for(500ms);
-#endif
+    // The worker must have created the group (after its helpers warmed up) and be reading
+    // before the group is destroyed under it.
+    auto end = std::chrono::steady_clock::now() + 60s;
+    while (log_of("w1").find("consumer group ready") == std::string::npos && std::chrono::steady_clock::now() < end) {
+        std::this_thread::sleep_for(50ms);
+    }
+    ASSERT_NE(log_of("w1").find("consumer group ready"), std::string::npos) << log_of("w1");
+    std::this_thread::sleep_for(300ms);
     redis.cli("XGROUP DESTROY ingest:uploads ingestd");
     put("t.txt", "x\n");
     add("file_id g1 storage_key t.txt");
