@@ -21,7 +21,7 @@ struct HelperSettings {
     std::string binary = "/proc/self/exe"; // an `ingestd` with the hidden `helper` command
     std::uint64_t memory_mb = 1024;        // INGEST_JOB_MEMORY_MB
     std::string preload_langs;             // Tesseract languages to load at start; empty: none
-    int max_jobs = 200;                    // recycle after this many files
+    int max_jobs = 5000;                   // recycle after this many files (the RSS mark usually comes first)
     std::uint64_t rss_mark_bytes = 256ULL << 20; // recycle when resident memory is above it
     std::chrono::milliseconds kill_grace{2000}; // after the job's deadline, before SIGKILL
     std::chrono::milliseconds start_timeout{60000};
