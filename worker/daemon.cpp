@@ -271,6 +271,8 @@ int run_daemon(const Config& config) {
                 auto [pending, lag] = queue.pending_and_lag(redis);
                 metrics.stream_pending = pending;
                 metrics.stream_lag = lag;
+                jobs::Reply dead = redis.command({"XLEN", queue.names().dead_stream()});
+                if (dead.type == jobs::Reply::Type::integer) metrics.dead_letters = dead.integer;
                 if (Clock::now() >= next_trim) {
                     next_trim = Clock::now() + jittered(k_trim_interval);
                     if (long long n = queue.trim(redis, k_trim_min_length, k_trim_keep); n > 0) {

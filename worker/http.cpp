@@ -2,6 +2,7 @@
 
 #include "jobs/queue.hpp"
 #include "jobs/redis.hpp"
+#include "worker/dashboard.hpp"
 #include "worker/log.hpp"
 #include "worker/metrics.hpp"
 #include "worker/storage.hpp"
@@ -11,6 +12,7 @@
 #include <boost/beast/http.hpp>
 #include <nlohmann/json.hpp>
 
+#include <optional>
 #include <set>
 
 namespace worker {
@@ -22,40 +24,13 @@ using tcp = asio::ip::tcp;
 
 namespace {
 
-constexpr const char* k_dashboard = R"html(<!doctype html>
-<html><head><meta charset="utf-8"><title>ingestd</title>
-<style>body{font:14px system-ui,sans-serif;margin:2em;max-width:60em}pre{background:#f4f4f4;padding:1em;overflow:auto}
-input{font:inherit;width:24em}td,th{padding:2px 8px;text-align:left}</style></head>
-<body><h1>ingestd</h1>
-<p>Worker status: <b id="ready">…</b></p>
-<h2>Look up a file</h2>
-<form id="f"><input id="id" placeholder="file_id"> <button>Show</button></form>
-<pre id="out"></pre>
-<h2>Recent files</h2>
-<table id="recent"><thead><tr><th>file_id</th><th>status</th><th>event_id</th></tr></thead><tbody></tbody></table>
-<h2>Metrics</h2><pre id="metrics"></pre>
-<script>
-async function refresh(){
-  const r = await fetch('/readyz'); document.getElementById('ready').textContent = r.ok ? 'ready' : 'not ready';
-  const rr = await fetch('/v1/recent');
-  if (rr.ok) {
-    const rows = await rr.json(); const tb = document.querySelector('#recent tbody'); tb.textContent = '';
-    for (const x of rows) { const tr = document.createElement('tr');
-      for (const k of ['file_id', 'status', 'event_id']) { const td = document.createElement('td'); td.textContent = x[k] || ''; tr.appendChild(td); }
-      tb.appendChild(tr); }
-  }
-  const m = await fetch('/metrics'); const t = await m.text();
-  document.getElementById('metrics').textContent = t.split('\n').filter(l => l && !l.startsWith('#') && !l.includes('_bucket')).join('\n');
+constexpr int k_recent_files = 30;   // rows of /v1/recent
+constexpr int k_recent_scan = 300;   // results-stream entries read to find them
+constexpr int k_stats_minutes = 15;  // minutes of /v1/stats
+
+std::string dump(const nlohmann::ordered_json& j) {
+    return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
-document.getElementById('f').onsubmit = async e => {
-  e.preventDefault();
-  const id = encodeURIComponent(document.getElementById('id').value);
-  const r = await fetch('/v1/files/' + id);
-  document.getElementById('out').textContent = r.ok ? JSON.stringify(await r.json(), null, 2) : r.status + ' ' + r.statusText;
-};
-refresh(); setInterval(refresh, 5000);
-</script></body></html>
-)html";
 
 } // namespace
 
@@ -66,6 +41,7 @@ struct HttpServer::Impl : std::enable_shared_from_this<HttpServer::Impl> {
         names.stream = c.stream;
         names.group = c.group;
         names.prefix = c.key_prefix;
+        queue.emplace(names);
     }
 
     asio::io_context& io;
@@ -75,6 +51,7 @@ struct HttpServer::Impl : std::enable_shared_from_this<HttpServer::Impl> {
     tcp::acceptor acceptor;
     jobs::Redis redis;
     jobs::QueueNames names;
+    std::optional<jobs::Queue> queue;
 
     void start() {
         const std::string& addr = config.http_addr;
@@ -104,6 +81,84 @@ struct HttpServer::Impl : std::enable_shared_from_this<HttpServer::Impl> {
     bool ready() {
         if (draining || !metrics.redis_up) return false;
         return true;
+    }
+
+    /// Reads the group's pending and lag and the dead-letter count from Redis now (the
+    /// lease keeper samples them only every third of the claim timeout). Keeps the last
+    /// values when Redis does not answer.
+    void refresh_queue_gauges() {
+        try {
+            auto [pending, lag] = queue->pending_and_lag(redis);
+            metrics.stream_pending = pending;
+            metrics.stream_lag = lag;
+            jobs::Reply dead = redis.command({"XLEN", names.dead_stream()});
+            if (dead.type == jobs::Reply::Type::integer) metrics.dead_letters = dead.integer;
+        } catch (const std::exception&) {
+        }
+    }
+
+    std::string stats_json() {
+        refresh_queue_gauges();
+        nlohmann::ordered_json j = nlohmann::ordered_json::object();
+        j["worker"] = config.consumer;
+        j["ready"] = ready();
+        j["draining"] = draining.load();
+        j["redis_up"] = metrics.redis_up.load();
+        j["concurrency"] = config.concurrency;
+        j["in_flight"] = metrics.in_flight.load();
+        j["stream_lag"] = metrics.stream_lag.load();
+        j["stream_pending"] = metrics.stream_pending.load();
+        j["dead_letters"] = metrics.dead_letters.load();
+        j["minutes"] = nlohmann::ordered_json::array();
+        for (const auto& m : metrics.recent_minutes(k_stats_minutes)) {
+            j["minutes"].push_back({{"start", m.start_unix}, {"done", m.done}, {"failed", m.failed}});
+        }
+        return dump(j);
+    }
+
+    /// The files whose status changed last, newest first, one row each, with the metadata
+    /// fields the dashboard shows. Throws when Redis does not answer.
+    std::string recent_json() {
+        jobs::Reply r = redis.command(
+            {"XREVRANGE", names.results_stream(), "+", "-", "COUNT", std::to_string(k_recent_scan)});
+        if (r.is_error()) throw jobs::RedisIoError(r.str);
+        std::vector<std::string> ids;
+        std::set<std::string> seen;
+        for (const auto& e : r.elements) {
+            if (e.elements.size() < 2) continue;
+            for (auto& [k, v] : e.elements[1].as_pairs()) {
+                if (k == "file_id" && jobs::valid_file_id(v) && seen.insert(v).second) ids.push_back(v);
+            }
+            if (ids.size() >= static_cast<std::size_t>(k_recent_files)) break;
+        }
+        static const std::vector<std::string> fields = {"status", "name", "content_type", "size_bytes",
+                                                        "finished_at", "error_code", "error",
+                                                        "thumbnail_72_key", "event_id"};
+        std::vector<std::vector<std::string>> commands;
+        for (const auto& id : ids) {
+            std::vector<std::string> c = {"HMGET", names.metadata_key(id)};
+            c.insert(c.end(), fields.begin(), fields.end());
+            commands.push_back(std::move(c));
+        }
+        auto replies = redis.pipeline(commands);
+        nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+        for (std::size_t i = 0; i < ids.size() && i < replies.size(); ++i) {
+            const jobs::Reply& reply = replies[i];
+            if (reply.elements.size() != fields.size()) continue;
+            nlohmann::ordered_json row = nlohmann::ordered_json::object();
+            row["file_id"] = ids[i];
+            for (std::size_t f = 0; f < fields.size(); ++f) {
+                if (reply.elements[f].type != jobs::Reply::Type::string) continue;
+                if (fields[f] == "thumbnail_72_key") {
+                    row["thumbnail"] = "/v1/files/" + ids[i] + "/thumbnail/72";
+                } else {
+                    row[fields[f]] = reply.elements[f].str;
+                }
+            }
+            if (!row.contains("status")) continue; // metadata expired or deleted
+            rows.push_back(std::move(row));
+        }
+        return dump(rows);
     }
 
     struct Session : std::enable_shared_from_this<Session> {
@@ -180,27 +235,14 @@ struct HttpServer::Impl : std::enable_shared_from_this<HttpServer::Impl> {
                                        : reply(http::status::service_unavailable, "text/plain", "not ready\n");
             }
             if (target == "/metrics") {
-                return reply(http::status::ok, "text/plain; version=0.0.4", server->metrics.render());
+                server->refresh_queue_gauges();
+                return reply(http::status::ok, "text/plain; version=0.0.4; charset=utf-8", server->metrics.render());
             }
-            if (target == "/") return reply(http::status::ok, "text/html; charset=utf-8", k_dashboard);
+            if (target == "/") return reply(http::status::ok, "text/html; charset=utf-8", k_dashboard_html);
+            if (target == "/v1/stats") return reply(http::status::ok, "application/json", server->stats_json());
             if (target == "/v1/recent") {
-                // The latest status changes, newest first, one row per file.
                 try {
-                    jobs::Reply r = server->redis.command({"XREVRANGE", server->names.results_stream(), "+", "-", "COUNT", "200"});
-                    if (r.is_error()) throw jobs::RedisIoError(r.str);
-                    nlohmann::ordered_json rows = nlohmann::ordered_json::array();
-                    std::set<std::string> seen;
-                    for (const auto& e : r.elements) {
-                        if (e.elements.size() < 2) continue;
-                        nlohmann::ordered_json row = nlohmann::ordered_json::object();
-                        for (auto& [k, v] : e.elements[1].as_pairs()) row[k] = v;
-                        std::string id = row.value("file_id", "");
-                        if (id.empty() || !seen.insert(id).second) continue;
-                        rows.push_back(row);
-                        if (rows.size() >= 50) break;
-                    }
-                    return reply(http::status::ok, "application/json",
-                                 rows.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+                    return reply(http::status::ok, "application/json", server->recent_json());
                 } catch (const std::exception&) {
                     return reply(http::status::service_unavailable, "text/plain", "Redis unavailable\n");
                 }
@@ -232,8 +274,7 @@ struct HttpServer::Impl : std::enable_shared_from_this<HttpServer::Impl> {
                 if (size.empty()) {
                     nlohmann::ordered_json j = nlohmann::ordered_json::object();
                     for (auto& [k, v] : meta) j[k] = v;
-                    return reply(http::status::ok, "application/json",
-                                 j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+                    return reply(http::status::ok, "application/json", dump(j));
                 }
                 std::string key, hash;
                 for (auto& [k, v] : meta) {

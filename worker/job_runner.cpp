@@ -152,6 +152,7 @@ void JobRunner::run(const jobs::Delivery& d, const std::function<bool()>& lease_
                     Storage::Input in = m_storage.open_input(ev.storage_key, m_config.max_file_bytes);
                     parsed_size = in.size;
                     std::string hash = hash_and_check(in.fd.get(), in.size, spec);
+                    m_metrics.bytes_hashed += static_cast<long long>(in.size);
                     m_metrics.stage("hash", seconds_since(t0));
                     if (in.size >= k_dedup_min_bytes) {
                         std::optional<PipelineResult> reused;

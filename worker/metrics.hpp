@@ -5,6 +5,8 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace worker {
 
@@ -17,6 +19,8 @@ struct Metrics {
     std::atomic<long long> stream_trimmed{0};
     std::atomic<long long> stream_pending{0};
     std::atomic<long long> stream_lag{0};
+    std::atomic<long long> dead_letters{0};
+    std::atomic<long long> bytes_hashed{0};
     std::atomic<bool> redis_up{false};
     std::atomic<bool> draining{false};
 
@@ -26,6 +30,20 @@ struct Metrics {
     void stage(const std::string& stage, double seconds);
     /// The Prometheus text exposition.
     std::string render() const;
+
+    /// Jobs this worker finished in one wall-clock minute.
+    struct Minute {
+        long long start_unix = 0; ///< the minute's first second
+        long long done = 0;       ///< outcome done
+        long long failed = 0;     ///< outcomes failed and dead
+    };
+    /// The last `n` minutes (at most k_minutes), oldest first, the current one last;
+    /// minutes without jobs are present with zero counts.
+    std::vector<Minute> recent_minutes(int n) const;
+    static constexpr int k_minutes = 60;
+
+    /// Labels of ingestd_build_info: ingestd's version and the libraries it was built with.
+    static std::vector<std::pair<std::string, std::string>> build_info();
 
     static constexpr std::array<double, 12> k_buckets = {0.001, 0.005, 0.01, 0.025, 0.05, 0.1,
                                                           0.25, 0.5, 1, 2.5, 10, 60};
@@ -39,6 +57,8 @@ private:
     mutable std::mutex m_mu;
     std::map<std::pair<std::string, std::string>, long long> m_jobs;
     std::map<std::string, Histogram> m_stages;
+    std::array<Minute, k_minutes> m_minutes{}; // ring indexed by minute number
+
 };
 
 } // namespace worker

@@ -4,6 +4,7 @@
 #include "jobs/queue.hpp"
 #include "jobs/redis.hpp"
 #include "tests/support/corpus.hpp"
+#include "tests/support/http_client.hpp"
 #include "tests/support/redis_server.hpp"
 #include "tests/support/worker_process.hpp"
 
@@ -15,10 +16,7 @@
 #include <sstream>
 #include <thread>
 
-#include <arpa/inet.h>
 #include <gtest/gtest.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 namespace {
@@ -48,26 +46,7 @@ bool eventually(std::chrono::milliseconds limit, Pred pred) {
 }
 
 // The status code of `GET path` on 127.0.0.1:port, or 0 when nothing answers.
-int http_status(int port, const std::string& path) {
-    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    timeval tv{2, 0};
-    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_port = htons(static_cast<uint16_t>(port));
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    int code = 0;
-    if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) {
-        std::string req = "GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
-        if (::send(fd, req.data(), req.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(req.size())) {
-            char buf[64] = {};
-            ssize_t n = ::recv(fd, buf, sizeof buf - 1, 0);
-            if (n > 12 && std::string(buf, 5) == "HTTP/") code = std::atoi(buf + 9);
-        }
-    }
-    ::close(fd);
-    return code;
-}
+int http_status(int port, const std::string& path) { return testsupport::http_get(port, path).status; }
 
 // User plus system CPU ticks of a process.
 long long cpu_ticks(pid_t pid) {
