@@ -17,6 +17,8 @@ packages=(
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   clang libclang-rt-14-dev
   redis-server redis-tools python3 qpdf procps time
+  # dashboard test in a real browser; deploy-file checks
+  chromium chromium-driver python3-selenium python3-yaml
 )
 
 missing=()

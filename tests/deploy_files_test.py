@@ -1,0 +1,196 @@
+#!/usr/bin/python3
+"""Static checks of docker/ where no container engine runs the images: the manifests parse and
+say what a deployment needs, and the runtime image installs a package for every shared library
+the built binary needs (from the installer's own -dev packages, resolved with dpkg here).
+
+    deploy_files_test.py --source . --binary build/ingestd
+"""
+import argparse
+import json
+import re
+import shlex
+import subprocess
+import sys
+
+import yaml
+
+failures = []
+
+
+def check(ok, what):
+    if not ok:
+        failures.append(what)
+    print(("ok    " if ok else "FAIL  ") + what)
+
+
+def installer_packages(path):
+    text = open(path).read()
+    block = re.search(r"packages=\((.*?)\n\)", text, re.S).group(1)
+    words = []
+    for line in block.splitlines():
+        words += line.split("#", 1)[0].split()
+    return set(words)
+
+
+def dockerfile_stages(path):
+    """[(base image, [instructions])] with continuation lines joined."""
+    stages, current = [], None
+    logical = ""
+    for raw in open(path).read().splitlines():
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        logical += line[:-1] + " " if line.endswith("\\") else line
+        if line.endswith("\\"):
+            continue
+        instr, _, rest = logical.partition(" ")
+        logical = ""
+        if instr.upper() == "FROM":
+            current = (rest.split()[0], [])
+            stages.append(current)
+        elif current is not None:
+            current[1].append((instr.upper(), rest.strip()))
+    return stages
+
+
+def apt_packages(run_args):
+    m = re.search(r"apt-get install ([^&;]*)", run_args)
+    return {w for w in m.group(1).split() if not w.startswith("-")} if m else set()
+
+
+def package_closure(roots):
+    """Installed packages reachable from roots through Depends/Pre-Depends."""
+    seen, todo = set(), list(roots)
+    while todo:
+        p = todo.pop()
+        if p in seen:
+            continue
+        seen.add(p)
+        out = subprocess.run(["dpkg-query", "-W", "-f=${Depends}, ${Pre-Depends}", p],
+                             capture_output=True, text=True).stdout
+        for alt in out.split(","):
+            for choice in alt.split("|"):
+                name = choice.strip().split(" ")[0].split(":")[0]
+                if name and subprocess.run(["dpkg-query", "-W", name], capture_output=True).returncode == 0:
+                    todo.append(name)
+                    break
+    return seen
+
+
+def needed_packages(binary):
+    """library soname -> Debian package, for each DT_NEEDED entry of the binary."""
+    dyn = subprocess.run(["readelf", "-d", binary], capture_output=True, text=True, check=True).stdout
+    cache = subprocess.run(["ldconfig", "-p"], capture_output=True, text=True).stdout
+    result = {}
+    for soname in re.findall(r"\(NEEDED\)\s+Shared library: \[(.+?)\]", dyn):
+        m = re.search(r"^\s*" + re.escape(soname) + r" \(libc6,x86-64.*?\) => (\S+)$", cache, re.M)
+        owner = ""
+        if m:
+            real = subprocess.run(["readlink", "-f", m.group(1)], capture_output=True, text=True).stdout.strip()
+            # usrmerge: dpkg may know the file under /lib or /usr/lib, by its soname or real name.
+            candidates = {m.group(1), real}
+            candidates |= {c[4:] for c in candidates if c.startswith("/usr/")} | {"/usr" + c for c in candidates}
+            for path in sorted(candidates):
+                owner = subprocess.run(["dpkg", "-S", path], capture_output=True, text=True).stdout
+                if owner:
+                    break
+        result[soname] = owner.split(":")[0] if owner else None
+    return result
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--source", required=True)
+    ap.add_argument("--binary", required=True)
+    args = ap.parse_args()
+    src = args.source
+
+    # Dockerfile
+    stages = dockerfile_stages(f"{src}/docker/Dockerfile")
+    check(len(stages) >= 2, "Dockerfile is multi-stage")
+    build, runtime = stages[0], stages[-1]
+    check(all(s[0].startswith("debian:bookworm") for s in stages), "every stage is Debian 12 (bookworm)")
+    build_runs = " ".join(a for i, a in build[1] if i == "RUN")
+    check("scripts/install-deps.sh" in build_runs, "build stage installs with the project's own installer")
+    check("ctest" in build_runs, "build stage runs the tests")
+    runtime_runs = " ".join(a for i, a in runtime[1] if i == "RUN")
+    runtime_pkgs = apt_packages(runtime_runs)
+    check(not any(p.endswith("-dev") for p in runtime_pkgs), "runtime stage has no -dev packages")
+    check("--no-install-recommends" in runtime_runs, "runtime stage installs without recommends")
+    installer = installer_packages(f"{src}/scripts/install-deps.sh")
+    for data in ("tesseract-ocr-eng", "tesseract-ocr-osd"):
+        check(data in installer and data in runtime_pkgs, f"{data} in the installer and the runtime image")
+    closure = package_closure(runtime_pkgs | {"libc6", "libstdc++6", "libgcc-s1"})
+    installer_closure = package_closure(installer)
+    for soname, pkg in needed_packages(args.binary).items():
+        check(pkg is not None and pkg in closure,
+              f"{soname} ({pkg}) is installed in the runtime image")
+        check(pkg is not None and pkg in installer_closure, f"{soname} ({pkg}) comes with the installer's packages")
+    instr = dict((i, a) for i, a in runtime[1])
+    user = instr.get("USER", "root")
+    check(user not in ("root", "0"), f"runs as a non-root user ({user})")
+    check(json.loads(instr.get("ENTRYPOINT", "[]")) == ["ingestd"], 'ENTRYPOINT ["ingestd"]')
+    check(json.loads(instr.get("CMD", "[]")) == ["worker"], 'CMD ["worker"]')
+    hc = instr.get("HEALTHCHECK", "")
+    check("/healthz" in hc or "/dev/tcp" in hc, "HEALTHCHECK probes the HTTP endpoint")
+    check("/dev/tcp" not in hc or "/bin/bash" in hc, "HEALTHCHECK uses bash where it needs /dev/tcp (sh is dash)")
+    check("OMP_THREAD_LIMIT=1" in instr.get("ENV", ""), "OMP_THREAD_LIMIT=1 in the image's environment")
+
+    # compose.yaml
+    compose = yaml.safe_load(open(f"{src}/docker/compose.yaml"))
+    services = compose["services"]
+    redis = next(s for s in services.values() if str(s.get("image", "")).startswith("redis"))
+    cmd = " ".join(redis.get("command", []))
+    check("--appendonly yes" in cmd, "compose: Redis with AOF")
+    check("--maxmemory-policy noeviction" in cmd, "compose: Redis with noeviction")
+    workers = [s for s in services.values() if "build" in s or str(s.get("image", "")).startswith("ingestd")]
+    replicas = sum(int(s.get("deploy", {}).get("replicas", 1)) for s in workers)
+    check(replicas >= 2, f"compose: two workers ({replicas})")
+    mounts = [{v.split(":")[0] for v in s.get("volumes", [])} for s in workers]
+    check(workers and set.intersection(*mounts) and all(
+        any(v.endswith(":/data/files") for v in s.get("volumes", [])) for s in workers),
+        "compose: the workers share the storage volume at /data/files")
+    for name, s in services.items():
+        for p in s.get("ports", []):
+            check(str(p).startswith("127.0.0.1:"), f"compose: {name} publishes {p} on loopback only")
+
+    # Kubernetes
+    docs = []
+    for f in ("deployment.yaml", "keda-scaledobject.yaml"):
+        docs += [d for d in yaml.safe_load_all(open(f"{src}/docker/k8s/{f}")) if d]
+    dep = next(d for d in docs if d["kind"] == "Deployment")
+    so = next(d for d in docs if d["kind"] == "ScaledObject")
+    pod = dep["spec"]["template"]["spec"]
+    c = next(c for c in pod["containers"] if c["name"] == "ingestd")
+    env = {e["name"]: e for e in c.get("env", [])}
+    check(c["livenessProbe"]["httpGet"]["path"] == "/healthz", "k8s: liveness on /healthz")
+    check(c["readinessProbe"]["httpGet"]["path"] == "/readyz", "k8s: readiness on /readyz")
+    grace = int(env.get("INGEST_SHUTDOWN_GRACE_S", {}).get("value", 25))
+    check(int(pod.get("terminationGracePeriodSeconds", 30)) > grace,
+          f"k8s: terminationGracePeriodSeconds {pod.get('terminationGracePeriodSeconds')} > drain time {grace}")
+    req = c.get("resources", {}).get("requests", {})
+    check("cpu" in req and "memory" in req, "k8s: CPU and memory requests")
+    check(pod.get("securityContext", {}).get("runAsNonRoot") is True, "k8s: runAsNonRoot")
+    stream = env.get("INGEST_STREAM", {}).get("value", "ingest:uploads")
+    group = env.get("INGEST_GROUP", {}).get("value", "ingestd")
+    init = " ".join(" ".join(i.get("command", []) + i.get("args", [])) for i in pod.get("initContainers", []))
+    check(f"XGROUP CREATE {stream} {group}" in init and "MKSTREAM" in init,
+          "k8s: the consumer group is created up front (init container)")
+    check(so["spec"]["scaleTargetRef"]["name"] == dep["metadata"]["name"], "KEDA: scales the Deployment")
+    trig = so["spec"]["triggers"][0]
+    meta = trig["metadata"]
+    check(trig["type"] == "redis-streams", "KEDA: Redis Streams scaler")
+    check("lagCount" in meta and "pendingEntriesCount" not in meta, "KEDA: lagCount mode")
+    check(meta.get("stream") == stream and meta.get("consumerGroup") == group, "KEDA: same stream and group")
+    addr_env = meta.get("addressFromEnv")
+    check(addr_env is None or addr_env in env, f"KEDA: addressFromEnv {addr_env} is set in the container")
+
+    if failures:
+        print(f"{len(failures)} deploy-file checks failed", file=sys.stderr)
+        return 1
+    print("deploy files: all checks hold")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
