@@ -304,12 +304,4 @@ TextResult extract_image_text(std::span<const unsigned char> bytes, const std::s
     return finish(std::move(c), std::move(result));
 }
 
-void check_ocr_languages(const std::string& langs) {
-    ocr_check_languages(langs);
-}
-
-std::string ocr_version(const std::string& langs) {
-    return ocr_engine_version(langs);
-}
-
 } // namespace extractors

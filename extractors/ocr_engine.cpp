@@ -36,35 +36,8 @@ constexpr float k_osd_min_confidence = 5.0F;
 // time than this is left before the page deadline.
 constexpr std::chrono::seconds k_osd_min_time_left{2};
 
-constexpr const char* k_default_tessdata = "/usr/share/tesseract-ocr/5/tessdata";
 
-std::vector<std::string> split_langs(const std::string& langs) {
-    std::vector<std::string> out;
-    std::size_t start = 0;
-    while (true) {
-        const std::size_t plus = langs.find('+', start);
-        std::string lang =
-            langs.substr(start, plus == std::string::npos ? std::string::npos : plus - start);
-        const bool ok = !lang.empty() && lang.front() != '/' &&
-                        std::all_of(lang.begin(), lang.end(), [](char c) {
-                            return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-                                   (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '/';
-                        });
-        if (!ok) {
-            throw std::runtime_error("OCR language list '" + langs +
-                                     "' is malformed (expected names like eng or eng+deu)");
-        }
-        out.push_back(std::move(lang));
-        if (plus == std::string::npos) {
-            return out;
-        }
-        start = plus + 1;
-    }
-}
 
-std::filesystem::path traineddata_path(const std::string& lang) {
-    return tessdata_dir() / (lang + ".traineddata");
-}
 
 struct Engines {
     std::unique_ptr<tesseract::TessBaseAPI> ocr;
@@ -126,8 +99,45 @@ tesseract::TessBaseAPI* osd_engine() {
     return e.osd.get();
 }
 
+// True when every pixel is 0 or 255: a bilevel scan (fax, 1-bit TIFF) decoded to grey.
+bool bilevel(const GreyImage& image) {
+    for (int y = 0; y < image.height; ++y) {
+        const unsigned char* row = image.data + std::size_t(y) * std::size_t(image.bytes_per_line);
+        unsigned char odd = 0;
+        for (int x = 0; x < image.width; ++x) {
+            odd |= static_cast<unsigned char>(row[x] + 1) > 1 ? 1 : 0; // neither 0 nor 255
+        }
+        if (odd) {
+            return false;
+        }
+    }
+    return true;
+}
+
+// Packs a bilevel image 8 pixels a byte, MSB first, 1 = white: Tesseract's binary input.
+std::vector<unsigned char> pack_bits(const GreyImage& image, int& bytes_per_line) {
+    bytes_per_line = (image.width + 7) / 8;
+    std::vector<unsigned char> bits(std::size_t(bytes_per_line) * std::size_t(image.height), 0);
+    for (int y = 0; y < image.height; ++y) {
+        const unsigned char* row = image.data + std::size_t(y) * std::size_t(image.bytes_per_line);
+        unsigned char* out = bits.data() + std::size_t(y) * std::size_t(bytes_per_line);
+        for (int x = 0; x < image.width; ++x) {
+            out[x >> 3] |= static_cast<unsigned char>((row[x] >> 7) << (7 - (x & 7)));
+        }
+    }
+    return bits;
+}
+
 void set_image(tesseract::TessBaseAPI& api, const GreyImage& image) {
-    api.SetImage(image.data, image.width, image.height, 1, image.bytes_per_line);
+    if (bilevel(image)) {
+        // As Tesseract reads a 1-bit file itself: no thresholding pass over pixels that
+        // are already black or white (a few per cent of the page's OCR time).
+        int bpl = 0;
+        const std::vector<unsigned char> bits = pack_bits(image, bpl);
+        api.SetImage(bits.data(), image.width, image.height, 0, bpl); // copies the pixels
+    } else {
+        api.SetImage(image.data, image.width, image.height, 1, image.bytes_per_line);
+    }
     if (image.dpi > 0) {
         api.SetSourceResolution(image.dpi);
     }
@@ -223,55 +233,6 @@ int detect_correction(tesseract::TessBaseAPI& osd, const GreyImage& image) {
 }
 
 } // namespace
-
-std::filesystem::path tessdata_dir() {
-    if (const char* env = std::getenv("TESSDATA_PREFIX"); env != nullptr && *env != '\0') {
-        return env;
-    }
-    return k_default_tessdata;
-}
-
-void ocr_check_languages(const std::string& langs) {
-    for (const std::string& lang : split_langs(langs)) {
-        std::error_code ec;
-        if (!std::filesystem::is_regular_file(traineddata_path(lang), ec)) {
-            throw std::runtime_error("OCR language data missing for '" + lang + "' (looked in " +
-                                     tessdata_dir().string() + ")");
-        }
-    }
-}
-
-std::string ocr_engine_version(const std::string& langs) {
-    static std::mutex mutex;
-    static std::map<std::string, std::string> digests; // path -> short digest
-    std::string out = std::string("tesseract ") + tesseract::TessBaseAPI::Version();
-    for (const std::string& lang : split_langs(langs)) {
-        const std::filesystem::path path = traineddata_path(lang);
-        std::lock_guard lock(mutex);
-        auto it = digests.find(path.string());
-        if (it == digests.end()) {
-            const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-            if (fd < 0) {
-                throw std::runtime_error("OCR language data missing for '" + lang +
-                                         "' (looked in " + tessdata_dir().string() + ")");
-            }
-            std::string hex;
-            try {
-                hex = sha256_fd(fd).sha256_hex;
-            } catch (...) {
-                ::close(fd);
-                throw;
-            }
-            ::close(fd);
-            it = digests.emplace(path.string(), hex.substr(0, 12)).first;
-        }
-        out += ' ';
-        out += lang;
-        out += ':';
-        out += it->second;
-    }
-    return out;
-}
 
 OcrPage ocr_page(const GreyImage& image, const std::string& langs,
                  std::chrono::steady_clock::time_point deadline) {

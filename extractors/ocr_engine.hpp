@@ -43,6 +43,9 @@ OcrPage ocr_page(const GreyImage& image, const std::string& langs,
 /// The folder Tesseract loads language data from: $TESSDATA_PREFIX, else the Debian default.
 std::filesystem::path tessdata_dir();
 
+/// `<tessdata_dir>/<lang>.traineddata`.
+std::filesystem::path traineddata_path(const std::string& lang);
+
 /// Throws std::runtime_error naming the first language of `langs` without traineddata,
 /// or a malformed language list. Thread-safe.
 void ocr_check_languages(const std::string& langs);

@@ -101,7 +101,7 @@ def needed_packages(binary):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--source", required=True)
-    ap.add_argument("--binary", required=True)
+    ap.add_argument("--binary", required=True, action="append", help="each executable the image ships")
     args = ap.parse_args()
     src = args.source
 
@@ -122,7 +122,14 @@ def main():
         check(data in installer and data in runtime_pkgs, f"{data} in the installer and the runtime image")
     closure = package_closure(runtime_pkgs | {"libc6", "libstdc++6", "libgcc-s1"})
     installer_closure = package_closure(installer)
-    for soname, pkg in needed_packages(args.binary).items():
+    needed = {}
+    for binary in args.binary:
+        needed.update(needed_packages(binary))
+    copied = " ".join(a for i, a in runtime[1] if i == "COPY")
+    for binary in args.binary:
+        name = binary.rsplit("/", 1)[-1]
+        check(f"/{name} " in copied + " " or copied.endswith(f"/{name}"), f"the runtime image has {name}")
+    for soname, pkg in needed.items():
         check(pkg is not None and pkg in closure,
               f"{soname} ({pkg}) is installed in the runtime image")
         check(pkg is not None and pkg in installer_closure, f"{soname} ({pkg}) comes with the installer's packages")

@@ -12,7 +12,9 @@
 #include "worker/pipeline.hpp"
 #include "worker/storage.hpp"
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <iostream>
 #include <map>
@@ -24,6 +26,7 @@
 #include <fcntl.h>
 #include <nlohmann/json.hpp>
 #include <sys/stat.h>
+#include <unistd.h>
 
 namespace worker {
 namespace {
@@ -502,18 +505,12 @@ int run(int argc, char** argv) {
     reconcile_cmd->add_option("--older-than", older_than, "seconds")->required()->check(CLI::NonNegativeNumber);
     add_config_flags(reconcile_cmd, flags, unused);
 
-    // Internal: a parser helper process, started by the worker (see worker/helper_pool.hpp).
-    HelperArgs helper_args;
-    std::string helper_scratch, helper_outside;
+    // Internal: `ingestd helper ...` runs the parser helper (ingestd-helper beside this
+    // binary, which alone links the parser libraries) with the same arguments.
+    std::vector<std::string> helper_rest;
     auto* helper_cmd = app.add_subcommand("helper", "internal: a sandboxed parser process")->group("");
-    helper_cmd->add_option("--channel", helper_args.channel);
-    helper_cmd->add_option("--parent", helper_args.parent);
-    helper_cmd->add_option("--scratch", helper_scratch)->required();
-    helper_cmd->add_option("--memory-mb", helper_args.memory_mb);
-    helper_cmd->add_option("--preload", helper_args.preload_langs);
-    helper_cmd->add_flag("--self-test-sandbox", helper_args.self_test_sandbox);
-    helper_cmd->add_option("--outside", helper_outside);
-    helper_cmd->add_option("--tcp-port", helper_args.self_test_port);
+    helper_cmd->allow_extras();
+    helper_cmd->prefix_command();
 
     try {
         app.parse(argc, argv);
@@ -529,9 +526,15 @@ int run(int argc, char** argv) {
     }
 
     if (*helper_cmd) {
-        helper_args.scratch = helper_scratch;
-        helper_args.self_test_outside = helper_outside;
-        return run_helper(helper_args);
+        const std::string binary = helper_binary();
+        std::vector<std::string> args = {binary, "helper"};
+        for (const auto& extra : helper_cmd->remaining()) args.push_back(extra);
+        std::vector<char*> argv_out;
+        for (auto& arg : args) argv_out.push_back(arg.data());
+        argv_out.push_back(nullptr);
+        ::execv(binary.c_str(), argv_out.data());
+        std::cerr << "ingestd: cannot run " << binary << ": " << std::strerror(errno) << "\n";
+        return 1;
     }
 
     Config config;

@@ -7,6 +7,7 @@
 #include "worker/pipeline.hpp"
 #include "worker/sandbox.hpp"
 
+#include <CLI/CLI.hpp>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -113,6 +114,7 @@ int self_test(const HelperArgs& a) {
 void preload(const std::string& langs) {
     try {
         extractors::detect_content_type_buffer("%PDF-1.4\n", 9);
+        extractors::detect_content_type_buffer("hello\n", 6); // the prose path's database
     } catch (const std::exception& e) {
         say(std::string("libmagic preload failed: ") + e.what());
     }
@@ -212,6 +214,34 @@ int run_helper(const HelperArgs& a) {
             return k_helper_exit_out_of_memory;
         }
     }
+}
+
+int helper_main(int argc, char** argv) {
+    CLI::App app{"ingestd-helper: a sandboxed parser process started by `ingestd worker`"};
+    HelperArgs args;
+    std::string scratch, outside;
+    app.add_option("--channel", args.channel);
+    app.add_option("--parent", args.parent);
+    app.add_option("--scratch", scratch)->required();
+    app.add_option("--memory-mb", args.memory_mb);
+    app.add_option("--preload", args.preload_langs);
+    app.add_flag("--self-test-sandbox", args.self_test_sandbox);
+    app.add_option("--outside", outside);
+    app.add_option("--tcp-port", args.self_test_port);
+    // The worker passes "helper" first, as to `ingestd helper`.
+    std::vector<std::string> rest;
+    for (int i = argc - 1; i >= 1; --i) {
+        if (i == 1 && std::string_view(argv[1]) == "helper") break;
+        rest.emplace_back(argv[i]);
+    }
+    try {
+        app.parse(rest); // CLI11 takes the vector in reverse order
+    } catch (const CLI::ParseError& e) {
+        return app.exit(e);
+    }
+    args.scratch = scratch;
+    args.self_test_outside = outside;
+    return run_helper(args);
 }
 
 } // namespace worker

@@ -30,4 +30,9 @@ inline constexpr int k_helper_exit_out_of_memory = 86;
 /// one JSON line saying what happened, and returns 0.
 int run_helper(const HelperArgs& args);
 
+/// main() of ingestd-helper: parses `[helper] --channel N --parent PID --scratch DIR
+/// [--memory-mb N] [--preload LANGS] [--self-test-sandbox --outside PATH --tcp-port N]`
+/// and runs run_helper.
+int helper_main(int argc, char** argv);
+
 } // namespace worker

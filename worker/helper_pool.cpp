@@ -121,6 +121,13 @@ struct Death {
 
 } // namespace
 
+std::string helper_binary() {
+    std::error_code ec;
+    const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+    if (ec) return "ingestd-helper";
+    return (self.parent_path() / "ingestd-helper").string();
+}
+
 HelperSettings HelperSettings::from(const Config& config) {
     HelperSettings s;
     s.memory_mb = static_cast<std::uint64_t>(config.job_memory_mb);
@@ -473,7 +480,7 @@ PipelineResult OnDemandHelper::analyse(int fd, std::uint64_t size, const std::st
                                        const PipelineOptions& options) {
     const std::string mime = size == 0 ? "application/x-empty" : extractors::detect_content_type(fd);
     if (extractors::kind_of(mime) == extractors::Kind::other || size == 0) {
-        return worker::analyse(fd, size, hash, spec, options); // nothing to parse
+        return unparsed_result(size, hash, spec, mime); // nothing to parse
     }
     if (!m_helper) {
         m_pool = std::make_unique<HelperPool>(m_settings);

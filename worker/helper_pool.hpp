@@ -16,9 +16,13 @@
 
 namespace worker {
 
+/// `ingestd-helper` in the folder of the running executable: the parser process, the only
+/// binary that links libvips, Poppler and Tesseract (the worker starts faster without them).
+std::string helper_binary();
+
 /// How helpers are started and bounded.
 struct HelperSettings {
-    std::string binary = "/proc/self/exe"; // an `ingestd` with the hidden `helper` command
+    std::string binary = helper_binary(); // ingestd-helper
     std::uint64_t memory_mb = 1024;        // INGEST_JOB_MEMORY_MB
     std::string preload_langs;             // Tesseract languages to load at start; empty: none
     int max_jobs = 5000;                   // recycle after this many files (the RSS mark usually comes first)

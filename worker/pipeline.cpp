@@ -54,20 +54,7 @@ extractors::OcrMode ocr_mode_of(const std::string& s) {
     return extractors::OcrMode::automatic;
 }
 
-const std::vector<std::string>& text_fields() {
-    static const std::vector<std::string> f = {
-        "extraction_status", "extracted_text", "extracted_text_bytes", "extracted_text_key",
-        "extraction_method", "page_count", "pages_read", "ocr_pages", "ocr_confidence",
-        "extraction_error_code", "extraction_error"};
-    return f;
-}
 
-const std::vector<std::string>& thumbnail_fields() {
-    static const std::vector<std::string> f = {
-        "thumbnail_status", "thumbnail_72_key", "thumbnail_144_key", "thumbnail_288_key",
-        "width", "height", "thumbnail_error_code", "thumbnail_error"};
-    return f;
-}
 
 std::string format_confidence(double c) {
     char buf[32];
@@ -130,51 +117,9 @@ thumbnails::Result run_thumbnails(extractors::Kind kind, const std::string& mime
 
 } // namespace
 
-PipelineOptions PipelineOptions::from(const Config& c) {
-    PipelineOptions o;
-    o.ocr_mode = c.ocr_mode;
-    o.ocr_langs = c.ocr_langs;
-    o.max_pages = c.max_pages;
-    o.max_ocr_pages = c.max_ocr_pages;
-    o.max_pixels = c.max_pixels;
-    o.max_text_bytes = c.max_text_bytes;
-    o.webp_quality = c.webp_quality;
-    // The worker's jobs share the cores; a PDF's text layer may use the share of one job.
-    o.pdf_threads = std::max(1, machine_cores() / std::max(1, c.concurrency));
-    return o;
-}
 
-int machine_cores() {
-    const unsigned cores = std::thread::hardware_concurrency();
-    return cores == 0 ? 1 : static_cast<int>(std::min(cores, 1024u));
-}
 
-std::vector<std::string> step_fields(bool text, bool thumbnails) {
-    std::vector<std::string> out;
-    if (text) out.insert(out.end(), text_fields().begin(), text_fields().end());
-    if (thumbnails) out.insert(out.end(), thumbnail_fields().begin(), thumbnail_fields().end());
-    return out;
-}
 
-std::string hash_and_check(int fd, std::uint64_t size, const JobSpec& spec) {
-    extractors::HashResult h;
-    try {
-        h = extractors::sha256_fd(fd);
-    } catch (const extractors::ReadError& e) {
-        throw FileError("storage_error", std::string("The stored file cannot be read: ") + e.what() + ".", true);
-    }
-    if (spec.expected_size && *spec.expected_size != h.bytes) {
-        throw FileError("size_mismatch", "The file is " + std::to_string(h.bytes) +
-                                             " bytes but the event declared " +
-                                             std::to_string(*spec.expected_size) + ".");
-    }
-    if (!spec.expected_sha256.empty() && spec.expected_sha256 != h.sha256_hex) {
-        throw FileError("hash_mismatch", "The file's SHA-256 is " + h.sha256_hex +
-                                             " but the event declared " + spec.expected_sha256 + ".");
-    }
-    (void)size;
-    return h.sha256_hex;
-}
 
 PipelineResult analyse(int fd, std::uint64_t size, const std::string& content_hash,
                        const JobSpec& spec, const PipelineOptions& options) {
@@ -186,6 +131,7 @@ PipelineResult analyse(int fd, std::uint64_t size, const std::string& content_ha
     const std::string mime = size == 0 ? "application/x-empty" : extractors::detect_content_type(fd);
     f.set("content_type", mime);
     const extractors::Kind kind = extractors::kind_of(mime);
+    if (kind == extractors::Kind::other) return unparsed_result(size, content_hash, spec, mime);
 
     const bool needs_bytes = kind != extractors::Kind::other && size > 0;
     std::optional<Mapping> map;
@@ -286,17 +232,6 @@ PipelineResult analyse(int fd, std::uint64_t size, const std::string& content_ha
     return result;
 }
 
-PipelineResult file_failure(const std::string& code, const std::string& message) {
-    PipelineResult r;
-    r.file_error_code = code;
-    r.file_error = message;
-    r.fields = {{"error_code", code}, {"error", message}};
-    r.clear = step_fields(true, true);
-    for (const char* k : {"content_hash", "size_bytes", "content_type", "deduplicated_from"}) {
-        r.clear.emplace_back(k);
-    }
-    return r;
-}
 
 PipelineResult run_pipeline(int fd, std::uint64_t size, const JobSpec& spec,
                             const PipelineOptions& options) {
@@ -309,16 +244,5 @@ PipelineResult run_pipeline(int fd, std::uint64_t size, const JobSpec& spec,
     return analyse(fd, size, hash, spec, options);
 }
 
-std::string pipeline_version(const std::string& ocr_langs) {
-    static std::mutex mu;
-    static std::string cached_langs, cached;
-    std::lock_guard lock(mu);
-    if (cached.empty() || cached_langs != ocr_langs) {
-        cached = std::string("ingestd ") + k_version + "; " + thumbnails_version() + "; " +
-                 extractors::ocr_version(ocr_langs);
-        cached_langs = ocr_langs;
-    }
-    return cached;
-}
 
 } // namespace worker

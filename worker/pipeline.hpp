@@ -38,6 +38,10 @@ struct PipelineOptions {
 /// Cores of this machine, at least 1 (`ingestd process`, one file at a time, gives a PDF all).
 int machine_cores();
 
+/// The metadata fields owned by the text step and by the thumbnail step.
+const std::vector<std::string>& text_fields();
+const std::vector<std::string>& thumbnail_fields();
+
 /// A file produced for the store, by key relative to the storage root.
 struct OutputFile {
     std::string key;
@@ -73,6 +77,11 @@ PipelineResult run_pipeline(int fd, std::uint64_t size, const JobSpec& spec,
 
 /// Builds the fields of a whole-file failure.
 PipelineResult file_failure(const std::string& code, const std::string& message);
+
+/// What analyse() gives a file of a type no step applies to (`mime` detected from the
+/// bytes, kind other, or an empty file): both steps not_applicable. Needs no parser.
+PipelineResult unparsed_result(std::uint64_t size, const std::string& content_hash, const JobSpec& spec,
+                               const std::string& mime);
 
 /// Every field a commit of these steps owns, for clearing what a step no longer sets.
 std::vector<std::string> step_fields(bool text, bool thumbnails);

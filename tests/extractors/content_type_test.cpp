@@ -78,4 +78,46 @@ TEST(ContentType, DetectionLeavesOffsetUsableAndIsRepeatable) {
     ::close(fd);
 }
 
+// Text that starts like prose skips libmagic's soft-magic rules; everything else, and
+// every format we parse, still gets the whole database. Where the two could differ, only a
+// text subtype becomes text/plain.
+TEST(ContentType, ProseShortcutKeepsEveryOtherVerdictOfFile) {
+    testsupport::TempDir dir;
+    struct Sample {
+        const char* name;
+        std::string bytes;
+    };
+    const std::vector<Sample> samples = {
+        {"tiny", "tiny 1\n"},
+        {"prose", "Dear team,\nthe meeting is at 10.\n"},
+        {"utf8", "Grüße aus Köln, naïve café\n"},
+        {"mail", "From: a@b.example\nTo: c@d.example\nSubject: hi\n\nbody\n"},
+        {"vcard", "BEGIN:VCARD\nVERSION:3.0\nFN:Ann\nEND:VCARD\n"},
+        {"html", "<!doctype html><html><body>hi</body></html>\n"},
+        {"svg", "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"10\" height=\"10\"></svg>\n"},
+        {"pdf-ascii", "%PDF-1.4\n1 0 obj << >> endobj\ntrailer << >>\n%%EOF\n"},
+        {"ps", "%!PS-Adobe-3.0\n%%EOF\n"},
+        {"script", "#!/bin/sh\necho hi\n"},
+        {"json", "{\"a\": [1, 2, 3]}\n"},
+        {"ini", "key=value\nother=1\n"},
+        {"nul", std::string("abc\0def\n", 8)},
+        {"binary-later", "plain start\n" + std::string(3000, '\x01')},
+    };
+    for (const auto& s : samples) {
+        const auto path = dir.path() / s.name;
+        testsupport::write_file(path, s.bytes);
+        const std::string ours = detect(path);
+        const std::string file = file_mime(path);
+        if (ours != file) {
+            EXPECT_EQ(ours, "text/plain") << s.name << ": file says " << file;
+            EXPECT_EQ(extractors::kind_of(file), extractors::Kind::text) << s.name << ": file says " << file;
+        }
+        EXPECT_EQ(extractors::detect_content_type_buffer(s.bytes.data(), s.bytes.size()), ours) << s.name;
+    }
+    EXPECT_EQ(detect(dir.path() / "tiny"), "text/plain");
+    EXPECT_EQ(detect(dir.path() / "mail"), "message/rfc822");
+    EXPECT_EQ(detect(dir.path() / "pdf-ascii"), "application/pdf");
+    EXPECT_EQ(detect(dir.path() / "svg"), "image/svg+xml");
+}
+
 } // namespace
