@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -17,6 +18,7 @@
 #include <stdexcept>
 #include <string_view>
 #include <utility>
+#include <vector>
 #include <vips/vips8>
 
 namespace thumbnails {
@@ -138,9 +140,16 @@ vips::VImage without_metadata(const vips::VImage& image) {
     return copy;
 }
 
+// libwebp's effort (method) 2 instead of the default 4: at thumbnail sizes it encodes
+// 2.3 times faster for files about 2 % larger (measured at 288 px); encoding was a quarter
+// of the thumbnail step's time.
+constexpr int k_webp_effort = 2;
+
 std::string encode_webp(const vips::VImage& image, const Options& options) {
-    VipsBlob* raw = image.webpsave_buffer(
-        vips::VImage::option()->set("Q", options.webp_quality)->set("strip", true));
+    VipsBlob* raw = image.webpsave_buffer(vips::VImage::option()
+                                              ->set("Q", options.webp_quality)
+                                              ->set("effort", k_webp_effort)
+                                              ->set("strip", true));
     BlobPtr blob(raw);
     std::size_t length = 0;
     const void* data = vips_blob_get(blob.get(), &length);
@@ -398,6 +407,66 @@ Result render_pdf(std::span<const unsigned char> bytes, const Options& options) 
         return timed_out();
     }
     return guarded(render_pdf_unchecked, bytes, options, "PDF");
+}
+
+std::string tiny_pdf() {
+    const std::string content = "BT /F1 24 Tf 20 40 Td (Warm up 123) Tj ET";
+    const std::vector<std::string> objects = {
+        "<< /Type /Catalog /Pages 2 0 R >>",
+        "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 100] /Resources << /Font << /F1 4 0 R >> >> "
+        "/Contents 5 0 R >>",
+        "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+        "<< /Length " + std::to_string(content.size()) + " >>\nstream\n" + content + "\nendstream",
+    };
+    std::string pdf = "%PDF-1.4\n";
+    std::vector<std::size_t> offsets;
+    for (std::size_t i = 0; i < objects.size(); ++i) {
+        offsets.push_back(pdf.size());
+        pdf += std::to_string(i + 1) + " 0 obj\n" + objects[i] + "\nendobj\n";
+    }
+    const std::size_t xref = pdf.size();
+    pdf += "xref\n0 " + std::to_string(objects.size() + 1) + "\n0000000000 65535 f \n";
+    for (std::size_t offset : offsets) {
+        char line[24];
+        std::snprintf(line, sizeof line, "%010zu 00000 n \n", offset);
+        pdf += line;
+    }
+    pdf += "trailer\n<< /Size " + std::to_string(objects.size() + 1) + " /Root 1 0 R >>\nstartxref\n" +
+           std::to_string(xref) + "\n%%EOF\n";
+    return pdf;
+}
+
+void warm_up() {
+    try {
+        init();
+        const std::string pdf = tiny_pdf();
+        const auto pdf_bytes = std::span(reinterpret_cast<const unsigned char*>(pdf.data()), pdf.size());
+        render_pdf(pdf_bytes, Options{});
+        // A small gradient with alpha in each format we read (what the savers of this
+        // libvips can write), through the same path as an upload.
+        vips::VImage grey = vips::VImage::xyz(32, 24)[0].cast(VIPS_FORMAT_UCHAR);
+        vips::VImage rgba = grey.bandjoin({grey, grey, grey}).copy(
+            vips::VImage::option()->set("interpretation", VIPS_INTERPRETATION_sRGB));
+        vips::VImage rgb = rgba.extract_band(0, vips::VImage::option()->set("n", 3));
+        const std::pair<const char*, const vips::VImage*> formats[] = {
+            {".jpg", &rgb}, {".png", &rgba}, {".webp", &rgba}, {".gif", &rgb}, {".tif", &rgb}};
+        for (const auto& [suffix, image] : formats) {
+            try {
+                void* buffer = nullptr;
+                std::size_t length = 0;
+                image->write_to_buffer(suffix, &buffer, &length);
+                const std::string bytes(static_cast<const char*>(buffer), length);
+                g_free(buffer);
+                render_image(std::span(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size()),
+                             Options{});
+            } catch (const std::exception&) {
+                vips_error_clear(); // a saver this libvips lacks: that loader stays cold
+            }
+        }
+    } catch (const std::exception&) {
+        vips_error_clear();
+    }
 }
 
 } // namespace thumbnails

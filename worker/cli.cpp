@@ -128,6 +128,7 @@ int cmd_process(const Config& config, const std::vector<std::string>& files, con
     // Parsers run in a sandboxed helper process, started only when a file needs one.
     HelperSettings helper_settings = HelperSettings::from(config);
     helper_settings.preload_langs.clear();
+    helper_settings.warm_parsers = false; // one run of a few files: warm only what they need
     OnDemandHelper helper(helper_settings);
     int rc = k_exit_ok;
     for (const auto& path : files) {

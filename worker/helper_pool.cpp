@@ -132,6 +132,7 @@ HelperSettings HelperSettings::from(const Config& config) {
     HelperSettings s;
     s.memory_mb = static_cast<std::uint64_t>(config.job_memory_mb);
     s.preload_langs = config.ocr_mode == "off" ? "" : config.ocr_langs;
+    s.warm_parsers = true; // a worker's helpers live for thousands of files
     return s;
 }
 
@@ -217,6 +218,7 @@ void Helper::start() {
     std::vector<std::string> args = {m_settings.binary, "helper", "--channel", "3", "--parent",
                                      std::to_string(::getpid()), "--scratch", m_scratch.string(),
                                      "--memory-mb", std::to_string(m_settings.memory_mb)};
+    if (m_settings.warm_parsers) args.emplace_back("--warm");
     if (!m_settings.preload_langs.empty()) {
         args.insert(args.end(), {"--preload", m_settings.preload_langs});
     }

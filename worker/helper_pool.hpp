@@ -25,6 +25,7 @@ struct HelperSettings {
     std::string binary = helper_binary(); // ingestd-helper
     std::uint64_t memory_mb = 1024;        // INGEST_JOB_MEMORY_MB
     std::string preload_langs;             // Tesseract languages to load at start; empty: none
+    bool warm_parsers = false;             // run Poppler and every image loader once at start
     int max_jobs = 5000;                   // recycle after this many files (the RSS mark usually comes first)
     std::uint64_t rss_mark_bytes = 256ULL << 20; // recycle when resident memory is above it
     std::chrono::milliseconds kill_grace{2000}; // after the job's deadline, before SIGKILL

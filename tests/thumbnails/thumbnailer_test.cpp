@@ -597,3 +597,18 @@ TEST(ThumbnailerTypes, SupportedImageTypes) {
 }
 
 } // namespace
+
+// The helper's warm-up runs on a PDF built in memory: it must be a real one-page PDF that
+// renders, or the warm-up silently warms nothing.
+TEST(ThumbnailerWarmUp, TinyPdfRendersAndWarmUpRuns) {
+    thumbnails::init();
+    const std::string pdf = thumbnails::tiny_pdf();
+    const auto bytes = std::span(reinterpret_cast<const unsigned char*>(pdf.data()), pdf.size());
+    thumbnails::Result r = thumbnails::render_pdf(bytes, thumbnails::Options{});
+    ASSERT_FALSE(r.error) << r.error->message;
+    ASSERT_EQ(r.thumbnails.size(), 3u);
+    EXPECT_EQ(r.thumbnails.front().width, 288);
+    EXPECT_EQ(r.thumbnails.front().height, 144);
+    thumbnails::warm_up(); // never throws
+    EXPECT_EQ(std::string(vips_error_buffer()), "");
+}
