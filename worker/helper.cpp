@@ -181,7 +181,7 @@ bool serve(int sock, ch::Message& m) {
         parts = {spec};
     }
     for (std::size_t i = 0; i < parts.size(); ++i) {
-        PipelineResult r = analyse(fd, size, hash, parts[i], options);
+        PipelineResult r = analyse(fd, size, hash, parts[i], options, mime);
         std::string blob;
         auto j = ch::to_json(r, blob);
         r = {};

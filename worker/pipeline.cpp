@@ -122,13 +122,15 @@ thumbnails::Result run_thumbnails(extractors::Kind kind, const std::string& mime
 
 
 PipelineResult analyse(int fd, std::uint64_t size, const std::string& content_hash,
-                       const JobSpec& spec, const PipelineOptions& options) {
+                       const JobSpec& spec, const PipelineOptions& options, const std::string& detected_type) {
     PipelineResult result;
     result.content_hash = content_hash;
     Fields f;
     f.set("content_hash", content_hash);
     f.set("size_bytes", std::to_string(size));
-    const std::string mime = size == 0 ? "application/x-empty" : extractors::detect_content_type(fd);
+    const std::string mime = !detected_type.empty() ? detected_type
+                             : size == 0         ? "application/x-empty"
+                                                 : extractors::detect_content_type(fd);
     f.set("content_type", mime);
     const extractors::Kind kind = extractors::kind_of(mime);
     if (kind == extractors::Kind::other) return unparsed_result(size, content_hash, spec, mime);

@@ -67,9 +67,11 @@ std::string hash_and_check(int fd, std::uint64_t size, const JobSpec& spec);
 
 /// Detects the type and runs the steps on an open input whose hash is known: the part
 /// that parses untrusted bytes. Never throws for bad content (steps fail as values);
-/// throws std::bad_alloc when memory runs out.
+/// throws std::bad_alloc when memory runs out. `detected_type`: the libmagic verdict when
+/// the caller already has it (the helper reports it before the steps run).
 PipelineResult analyse(int fd, std::uint64_t size, const std::string& content_hash,
-                       const JobSpec& spec, const PipelineOptions& options);
+                       const JobSpec& spec, const PipelineOptions& options,
+                       const std::string& detected_type = {});
 
 /// hash_and_check then analyse, with file-level failures turned into the result.
 PipelineResult run_pipeline(int fd, std::uint64_t size, const JobSpec& spec,
