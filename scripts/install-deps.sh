@@ -19,6 +19,8 @@ packages=(
   redis-server redis-tools python3 qpdf procps time
   # dashboard test in a real browser; deploy-file checks
   chromium chromium-driver python3-selenium python3-yaml
+  # promtool (from Debian's prometheus package) lints /metrics in tests/worker/http_test.cpp
+  prometheus
 )
 
 missing=()

@@ -8,6 +8,8 @@
 #include "tests/support/worker_process.hpp"
 
 #include <csignal>
+#include <cstdlib>
+#include <iostream>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -226,6 +228,21 @@ TEST_F(HttpTest, MetricsParseStrictlyAndCountWhatHappened) {
     auto parsed = testsupport::parse_prometheus_text(r.body);
     for (const auto& e : parsed.errors) ADD_FAILURE() << e;
     ASSERT_TRUE(parsed.errors.empty()) << r.body;
+
+    // Prometheus's own linter as well, on the very same text.
+    if (testsupport::run_command("command -v promtool").empty()) {
+        if (std::getenv("CI") != nullptr && std::string(std::getenv("CI")) == "true") {
+            FAIL() << "promtool missing (scripts/install-deps.sh installs Debian's prometheus package)";
+        }
+        std::cout << "[  NOTE    ] promtool not installed: /metrics checked by the strict parser only\n";
+    } else {
+        testsupport::write_file(dir.path() / "metrics.txt", r.body);
+        int status = -1;
+        const std::string lint = testsupport::run_command(
+            "promtool check metrics < '" + (dir.path() / "metrics.txt").string() + "' 2>&1", &status);
+        EXPECT_EQ(status, 0) << lint;
+        EXPECT_EQ(lint, "") << "promtool lint findings";
+    }
 
     auto type_of = [&](const std::string& family) {
         auto it = parsed.types.find(family);
