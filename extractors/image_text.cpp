@@ -317,9 +317,13 @@ TextResult extract_image_text(std::span<const unsigned char> bytes, const std::s
         }
     } catch (const vips::VError& e) {
         const std::string reason = vips_reason(e);
-        result.error = StepError{
-            "corrupt_file", "The image is damaged and cannot be decoded (" +
-                                (reason.empty() ? std::string("libvips failed") : reason) + ")."};
+        if (is_out_of_memory_message(reason)) {
+            result.error = memory_limit_error("image", reason);
+        } else {
+            result.error = StepError{"corrupt_file",
+                                     "The image is damaged and cannot be decoded (" +
+                                         (reason.empty() ? std::string("libvips failed") : reason) + ")."};
+        }
     }
     if (result.page_count && c.pages < *result.page_count) {
         result.pages_read = c.pages;

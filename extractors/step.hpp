@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace extractors {
 
@@ -14,6 +15,27 @@ struct StepError {
     std::string code;
     std::string message;
 };
+
+/// True when a decoder's error message says it ran out of memory (libjpeg's "Insufficient
+/// memory", glib's and libvips's "out of memory", libpng's "Out of memory"...). Under the
+/// helper's RLIMIT_DATA that is the job's memory budget, not a damaged file.
+inline bool is_out_of_memory_message(std::string_view message) {
+    std::string lower(message);
+    for (char& c : lower) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c + 32 : c);
+    for (const char* sign : {"insufficient memory", "out of memory", "cannot allocate", "can't allocate",
+                             "memory allocation failed", "failed to allocate", "not enough memory",
+                             "bad_alloc"}) {
+        if (lower.find(sign) != std::string::npos) return true;
+    }
+    return false;
+}
+
+/// The memory_limit failure of a decoder that ran out of memory.
+inline StepError memory_limit_error(std::string_view what, std::string_view detail) {
+    return StepError{"memory_limit", "The " + std::string(what) +
+                                         " needs more memory than the job's budget (INGEST_JOB_MEMORY_MB) allows: " +
+                                         std::string(detail) + "."};
+}
 
 enum class OcrMode { automatic, force, off };
 

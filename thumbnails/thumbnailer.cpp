@@ -1,5 +1,6 @@
 #include "thumbnails/thumbnailer.hpp"
 
+#include "extractors/step.hpp"
 #include "thumbnails/webp_metadata.hpp"
 
 #include <algorithm>
@@ -342,6 +343,10 @@ Result guarded(Render&& render, std::span<const unsigned char> bytes, const Opti
         std::string message = vips_message(error);
         if (expired(options)) {
             return timed_out();
+        }
+        if (extractors::is_out_of_memory_message(message)) {
+            const auto e = extractors::memory_limit_error(what, message);
+            return failure(e.code, e.message);
         }
         return failure("corrupt_file",
                        std::string("The ") + what + " could not be read: " + message + ".");

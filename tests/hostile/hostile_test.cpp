@@ -317,6 +317,40 @@ TEST_F(Hostile, AHelperKilledMidJobEndsCrashedAndTheWorkerGoesOn) {
     EXPECT_TRUE(w->alive());
 }
 
+// A decoder that runs out of the helper's memory budget (RLIMIT_DATA) ends memory_limit,
+// not corrupt_file: a 196 MP progressive JPEG makes libjpeg buffer ~600 MB of coefficients,
+// more than INGEST_JOB_MEMORY_MB=64 (+256 MiB for the loaded engines) allows. With the
+// default budget the same bytes are fine, and the failed result was not reused.
+TEST_F(Hostile, ADecoderOverTheMemoryBudgetEndsMemoryLimit) {
+    int status = -1;
+    testsupport::run_command("vips black '" + (store / "huge.jpg").string() +
+                                 "[interlace,Q=50]' 14000 14000 --bands 3 2>&1",
+                             &status);
+    ASSERT_EQ(status, 0) << "vips (libvips-tools) could not make the test image";
+    const std::map<std::string, std::string> big_images = {{"INGEST_MAX_PIXELS", "200000000"},
+                                                           {"INGEST_CONCURRENCY", "1"}};
+    {
+        auto extra = big_images;
+        extra["INGEST_JOB_MEMORY_MB"] = "64";
+        auto w = start("mw", extra);
+        add("huge", "huge.jpg");
+        EXPECT_EQ(wait_final("huge", 60s), "done") << log_of("mw");
+        EXPECT_EQ(field("huge", "thumbnail_error_code"), "memory_limit") << field("huge", "thumbnail_error");
+        EXPECT_EQ(field("huge", "extraction_error_code"), "memory_limit") << field("huge", "extraction_error");
+        EXPECT_NE(field("huge", "error").find("INGEST_JOB_MEMORY_MB"), std::string::npos) << field("huge", "error");
+        EXPECT_TRUE(w->alive());
+        put("small", "fine\n");
+        EXPECT_EQ(wait_final("small", 60s), "done");
+        w->signal(SIGTERM);
+        EXPECT_EQ(w->wait(30s), 0);
+    }
+    auto w = start("mw2", big_images);
+    add("huge2", "huge.jpg");
+    EXPECT_EQ(wait_final("huge2", 120s), "done") << log_of("mw2");
+    EXPECT_EQ(field("huge2", "thumbnail_status"), "done") << field("huge2", "thumbnail_error");
+    EXPECT_EQ(field("huge2", "deduplicated_from"), "");
+}
+
 TEST_F(Hostile, AJobOverItsTimeBudgetEndsTimeout) {
     auto slow = slow_pdf();
     if (slow.empty()) GTEST_SKIP() << "qpdf or the scanned corpus is missing";
