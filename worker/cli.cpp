@@ -547,6 +547,17 @@ int run(int argc, char** argv) {
     }
     log::setup(config.log_format, config.log_level);
 
+    // The parsers live in ingestd-helper beside this binary: without it every file would
+    // end `crashed`, so a worker or a process run refuses to start instead.
+    if (*worker_cmd || *process_cmd) {
+        const std::string helper = helper_binary();
+        if (::access(helper.c_str(), X_OK) != 0) {
+            std::cerr << "ingestd: the parser helper " << helper << " is missing or not executable ("
+                      << std::strerror(errno) << "); install ingestd-helper beside ingestd\n";
+            return k_exit_usage;
+        }
+    }
+
     try {
         if (*worker_cmd) {
             try {

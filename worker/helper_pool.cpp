@@ -258,7 +258,9 @@ void Helper::start() {
     ::posix_spawn_file_actions_destroy(&fa);
     ::posix_spawnattr_destroy(&attr);
     theirs.reset();
-    if (rc != 0) throw std::runtime_error(std::string("cannot start a parser helper: ") + std::strerror(rc));
+    if (rc != 0) {
+        throw std::runtime_error("cannot start the parser helper " + m_settings.binary + ": " + std::strerror(rc));
+    }
     m_pid = pid;
     m_sock = std::move(mine);
     ::fcntl(m_sock.get(), F_SETFL, ::fcntl(m_sock.get(), F_GETFL) | O_NONBLOCK);

@@ -41,6 +41,36 @@ TEST(Cli, UsageAndConfigErrorsExit2WithOneLine) {
     EXPECT_NE(err.find("xyz"), std::string::npos);
 }
 
+// ingestd alone, without ingestd-helper beside it: worker and process refuse to start
+// (exit 2, naming the missing file) instead of failing every file as `crashed`.
+TEST(Cli, WorkerAndProcessNeedTheHelperBesideThem) {
+    TempDir d;
+    const auto solo = d.path() / "ingestd";
+    std::filesystem::copy_file(testsupport::ingestd_binary(), solo);
+    testsupport::write_file(d.path() / "a.txt", "hello\n");
+    for (const std::string& cmd : std::vector<std::string>{"worker", "process " + (d.path() / "a.txt").string()}) {
+        int st = -1;
+        const std::string err = testsupport::run_command(
+            "INGEST_HTTP_ADDR=off INGEST_REDIS_URL=redis://127.0.0.1:1/0 '" + solo.string() + "' " + cmd + " 2>&1", &st);
+        EXPECT_EQ(st, 2) << cmd << ": " << err;
+        EXPECT_NE(err.find((d.path() / "ingestd-helper").string()), std::string::npos) << err;
+    }
+    // With the helper beside it, the same copy works.
+    std::filesystem::copy_file(std::filesystem::path(testsupport::ingestd_binary()).parent_path() / "ingestd-helper",
+                               d.path() / "ingestd-helper");
+    std::string command = "'";
+    command += solo.string();
+    command += "' process --out '";
+    command += (d.path() / "out").string();
+    command += "' '";
+    command += (d.path() / "a.txt").string();
+    command += "'";
+    int st = -1;
+    const std::string out = testsupport::run_command(command, &st);
+    EXPECT_EQ(st, 0) << out;
+    EXPECT_NE(out.find("\"extracted_text\":\"hello\\n\""), std::string::npos) << out;
+}
+
 TEST(Cli, ProcessNeedsNoRedisAndPrintsOneObjectPerFile) {
     TempDir d;
     testsupport::write_file(d.path() / "a.txt", "hello, world\n");
