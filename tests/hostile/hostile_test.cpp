@@ -322,6 +322,11 @@ TEST_F(Hostile, AHelperKilledMidJobEndsCrashedAndTheWorkerGoesOn) {
 // more than INGEST_JOB_MEMORY_MB=64 (+256 MiB for the loaded engines) allows. With the
 // default budget the same bytes are fine, and the failed result was not reused.
 TEST_F(Hostile, ADecoderOverTheMemoryBudgetEndsMemoryLimit) {
+#ifdef INGESTD_SANITIZE
+    // AddressSanitizer's allocator maps memory its own way and RLIMIT_DATA does not stop it
+    // the same way: the budget is a property of the release build.
+    GTEST_SKIP() << "memory budget not comparable under AddressSanitizer";
+#endif
     int status = -1;
     testsupport::run_command("vips black '" + (store / "huge.jpg").string() +
                                  "[interlace,Q=50]' 14000 14000 --bands 3 2>&1",
