@@ -11,7 +11,7 @@ packages=(
   libtesseract-dev libleptonica-dev tesseract-ocr tesseract-ocr-eng tesseract-ocr-osd
   libpoppler-cpp-dev poppler-utils
   libvips-dev libvips-tools libwebp-dev
-  libspdlog-dev libfmt-dev libssl-dev libmagic-dev
+  libspdlog-dev libfmt-dev libssl-dev libmagic-dev libgoogle-perftools-dev
   nlohmann-json3-dev libcli11-dev libseccomp-dev
   # tests, fuzzing, benchmarks
   libgtest-dev libgmock-dev googletest libbenchmark-dev

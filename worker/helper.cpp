@@ -25,6 +25,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+// ingestd-helper links gperftools' tcmalloc (worker/CMakeLists.txt); glibc's malloc_trim does
+// not reach its heap. Weak: `ingestd` itself and sanitizer builds run without it.
+extern "C" void MallocExtension_ReleaseFreeMemory() __attribute__((weak));
+
 namespace worker {
 namespace {
 
@@ -191,7 +195,12 @@ bool serve(int sock, ch::Message& m) {
         }
     }
     ::close(fd);
-    ::malloc_trim(0); // give a large file's heap back before the worker measures RSS
+    // Give a large file's heap back before the worker measures RSS.
+    if (MallocExtension_ReleaseFreeMemory != nullptr) {
+        MallocExtension_ReleaseFreeMemory();
+    } else {
+        ::malloc_trim(0);
+    }
     return true;
 }
 
