@@ -4,6 +4,7 @@
 #include "tests/support/worker_process.hpp"
 
 #include <csignal>
+#include <cstdlib>
 #include <gtest/gtest.h>
 #include <map>
 #include <set>
@@ -52,6 +53,19 @@ struct WorkerE2E : ::testing::Test {
             std::this_thread::sleep_for(50ms);
         }
         return "timeout:" + st;
+    }
+    // Both workers wait in a blocking XREADGROUP (redis 7.0 adds a consumer to the
+    // group only when an entry is first delivered to it, so XINFO CONSUMERS cannot
+    // tell); until then a fast peer can take every event before the other asks.
+    bool wait_blocked_readers(int n, std::chrono::seconds limit = 20s) {
+        auto end = std::chrono::steady_clock::now() + limit;
+        while (std::chrono::steady_clock::now() < end) {
+            std::string info = redis.cli("INFO clients");
+            auto at = info.find("blocked_clients:");
+            if (at != std::string::npos && std::atoi(info.c_str() + at + 16) >= n) return true;
+            std::this_thread::sleep_for(50ms);
+        }
+        return false;
     }
     std::string log_of(const std::string& name) {
         auto path = dir.path() / ("worker-" + name + ".log");
@@ -134,6 +148,7 @@ TEST_F(WorkerE2E, TwoWorkersShare200EventsEachProcessedOnce) {
     testsupport::write_file(dir.path() / "events.txt", script);
     auto a = start("a");
     auto b = start("b");
+    ASSERT_TRUE(wait_blocked_readers(2)) << log_of("a") << log_of("b");
     testsupport::run_command("redis-cli -p " + std::to_string(redis.port()) + " < " + (dir.path() / "events.txt").string() + " >/dev/null");
     for (int i = 0; i < 200; ++i) {
         ASSERT_EQ(wait_final("s" + std::to_string(i)), "done") << i;
