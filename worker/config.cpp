@@ -76,6 +76,7 @@ const std::vector<Setting>& settings() {
         {"INGEST_MAX_DELIVERIES", "max-deliveries", "deliveries before dead-lettering (default 5)"},
         {"INGEST_SHUTDOWN_GRACE_S", "shutdown-grace-s", "time to finish jobs after SIGTERM (default 25)"},
         {"INGEST_WEBP_QUALITY", "webp-quality", "thumbnail quality 1-100 (default 80)"},
+        {"INGEST_REUSE", "reuse", "reuse a finished result for identical bytes: on or off (default on)"},
         {"INGEST_LOG_FORMAT", "log-format", "text or json (default text)"},
         {"INGEST_LOG_LEVEL", "log-level", "trace, debug, info, warn, error (default info)"},
     };
@@ -159,6 +160,10 @@ Config load_config(const std::map<std::string, std::string>& flags) {
     if (value("INGEST_MAX_DELIVERIES", v)) c.max_deliveries = parse_int("INGEST_MAX_DELIVERIES", v, 1, 1000000, pos);
     if (value("INGEST_SHUTDOWN_GRACE_S", v)) c.shutdown_grace_s = parse_int("INGEST_SHUTDOWN_GRACE_S", v, 0, 86400, "seconds from 0 to 86400");
     if (value("INGEST_WEBP_QUALITY", v)) c.webp_quality = parse_int("INGEST_WEBP_QUALITY", v, 1, 100, "an integer from 1 to 100");
+    if (value("INGEST_REUSE", v)) {
+        if (v != "on" && v != "off") throw bad("INGEST_REUSE", "on or off", v);
+        c.reuse = v == "on";
+    }
     if (value("INGEST_LOG_FORMAT", v)) {
         if (v != "text" && v != "json") throw bad("INGEST_LOG_FORMAT", "text or json", v);
         c.log_format = v;

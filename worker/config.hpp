@@ -38,6 +38,7 @@ struct Config {
     int max_deliveries = 5;
     int shutdown_grace_s = 25;
     int webp_quality = 80;
+    bool reuse = true; // content-hash reuse of finished results for identical bytes
     std::string log_format = "text";
     std::string log_level = "info";
 };

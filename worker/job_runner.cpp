@@ -154,7 +154,7 @@ void JobRunner::run(const jobs::Delivery& d, const std::function<bool()>& lease_
                     std::string hash = hash_and_check(in.fd.get(), in.size, spec);
                     m_metrics.bytes_hashed += static_cast<long long>(in.size);
                     m_metrics.stage("hash", seconds_since(t0));
-                    if (in.size >= k_dedup_min_bytes) {
+                    if (m_config.reuse && in.size >= k_dedup_min_bytes) {
                         std::optional<PipelineResult> reused;
                         with_retry("content-hash lookup", [&] {
                             reused = reuse_identical(m_redis, m_queue.names(), m_storage, hash, spec, m_version);
@@ -228,6 +228,13 @@ void JobRunner::run(const jobs::Delivery& d, const std::function<bool()>& lease_
                                                             {"error_code", result.file_error_code},
                                                             {"stage", "commit"}, {"duration_ms", ms},
                                                             {"fence", jobs::to_string(f)}});
+        } else if (reused) {
+            auto from = std::find_if(fields.begin(), fields.end(),
+                                     [](const auto& kv) { return kv.first == "deduplicated_from"; });
+            log::info("file done from a finished file's results (identical bytes)",
+                      {{"file_id", ev.file_id}, {"event_id", d.entry_id}, {"type", kind},
+                       {"deduplicated_from", from->second}, {"stage", "commit"}, {"duration_ms", ms},
+                       {"fence", jobs::to_string(f)}});
         } else {
             log::info(result.step_failed ? "file done with a failed step" : "file done",
                       {{"file_id", ev.file_id}, {"event_id", d.entry_id}, {"type", kind},

@@ -50,6 +50,7 @@ TEST(Config, Defaults) {
     EXPECT_EQ(c.claim_idle_ms, 60000);
     EXPECT_EQ(c.max_deliveries, 5);
     EXPECT_EQ(c.webp_quality, 80);
+    EXPECT_TRUE(c.reuse);
     EXPECT_NE(c.consumer.find('-'), std::string::npos); // <hostname>-<pid>
 }
 
@@ -77,6 +78,7 @@ TEST(Config, EveryBadValueIsAnError) {
         {"INGEST_HTTP_ADDR", "9464"},       {"INGEST_CLAIM_IDLE_MS", "fast"},
         {"INGEST_STREAM", "has space"},     {"INGEST_OCR_LANGS", "eng deu"},
         {"INGEST_JOB_TIMEOUT_S", "0"},      {"INGEST_MAX_DELIVERIES", ""},
+        {"INGEST_REUSE", "yes"},
     };
     for (const auto& [k, v] : bad) {
         std::string e = error_of({{k, v}});
@@ -90,8 +92,10 @@ TEST(Config, GoodValues) {
                           {"INGEST_HTTP_ADDR", "off"},
                           {"INGEST_OCR_LANGS", "eng+deu"},
                           {"INGEST_MAX_FILE_BYTES", "1048576"},
-                          {"INGEST_LOG_FORMAT", "json"}});
+                          {"INGEST_LOG_FORMAT", "json"},
+                          {"INGEST_REUSE", "off"}});
     EXPECT_TRUE(c.redis_url_given);
+    EXPECT_FALSE(c.reuse);
     EXPECT_EQ(c.http_addr, "off");
     EXPECT_EQ(c.ocr_langs, "eng+deu");
     EXPECT_EQ(c.max_file_bytes, 1048576u);

@@ -218,6 +218,8 @@ TEST_F(WorkerE2E, IdenticalBytesReuseResultsUnderTheNewId) {
     add("file_id second storage_key b.pdf");
     ASSERT_EQ(wait_final("second", 120s), "done");
     EXPECT_EQ(field("second", "deduplicated_from"), "first");
+    EXPECT_NE(log_of("w1").find("file_id=second"), std::string::npos);
+    EXPECT_NE(log_of("w1").find("deduplicated_from=first"), std::string::npos) << log_of("w1");
     EXPECT_EQ(field("second", "extracted_text"), field("first", "extracted_text"));
     EXPECT_EQ(field("second", "page_count"), field("first", "page_count"));
     std::string key = field("second", "thumbnail_144_key");
@@ -232,6 +234,22 @@ TEST_F(WorkerE2E, IdenticalBytesReuseResultsUnderTheNewId) {
     add("file_id third storage_key c.pdf");
     ASSERT_EQ(wait_final("third", 120s), "done");
     EXPECT_EQ(field("third", "deduplicated_from"), "");
+}
+
+TEST_F(WorkerE2E, ReuseOffRecomputesIdenticalBytesAndStillIndexesThem) {
+    INGEST_CORPUS_FILE(pdf, "pdf/text/TAMReview.pdf");
+    env["INGEST_REUSE"] = "off";
+    auto w = start("w1");
+    std::filesystem::copy_file(pdf, store / "a.pdf");
+    std::filesystem::copy_file(pdf, store / "b.pdf");
+    add("file_id first storage_key a.pdf");
+    ASSERT_EQ(wait_final("first", 120s), "done") << log_of("w1");
+    add("file_id second storage_key b.pdf");
+    ASSERT_EQ(wait_final("second", 120s), "done");
+    EXPECT_EQ(field("second", "deduplicated_from"), "") << "INGEST_REUSE=off computes every file";
+    EXPECT_EQ(field("second", "extracted_text"), field("first", "extracted_text"));
+    // Workers that do reuse still find what this one finished.
+    EXPECT_EQ(redis.cli("GET ingest:hash:" + field("second", "content_hash")), "second");
 }
 
 } // namespace
