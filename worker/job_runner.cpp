@@ -195,8 +195,10 @@ void JobRunner::run(const jobs::Delivery& d, const std::function<bool()>& lease_
         fields.emplace_back("pipeline_version", m_version);
         const std::string kind = content_kind(fields);
         // Index finished results for content-hash reuse; a reused result keeps its source.
-        const bool reused = std::any_of(fields.begin(), fields.end(),
-                                        [](const auto& kv) { return kv.first == "deduplicated_from"; });
+        const auto source = std::find_if(fields.begin(), fields.end(),
+                                         [](const auto& kv) { return kv.first == "deduplicated_from"; });
+        const std::string deduplicated_from = source == fields.end() ? std::string() : source->second;
+        const bool reused = !deduplicated_from.empty();
         // A parser stopped by a limit or a crash says nothing lasting about the bytes: such a
         // result is not offered for reuse (the next upload of the same bytes tries again).
         const bool stopped = std::any_of(fields.begin(), fields.end(), [](const auto& kv) {
@@ -229,11 +231,9 @@ void JobRunner::run(const jobs::Delivery& d, const std::function<bool()>& lease_
                                                             {"stage", "commit"}, {"duration_ms", ms},
                                                             {"fence", jobs::to_string(f)}});
         } else if (reused) {
-            auto from = std::find_if(fields.begin(), fields.end(),
-                                     [](const auto& kv) { return kv.first == "deduplicated_from"; });
             log::info("file done from a finished file's results (identical bytes)",
                       {{"file_id", ev.file_id}, {"event_id", d.entry_id}, {"type", kind},
-                       {"deduplicated_from", from->second}, {"stage", "commit"}, {"duration_ms", ms},
+                       {"deduplicated_from", deduplicated_from}, {"stage", "commit"}, {"duration_ms", ms},
                        {"fence", jobs::to_string(f)}});
         } else {
             log::info(result.step_failed ? "file done with a failed step" : "file done",
