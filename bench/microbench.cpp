@@ -2,11 +2,11 @@
 // libmagic content detection, event validation and the metadata fields of a small text
 // file. Whole-process ratios against the reference tools are in run.sh; these isolate a
 // function when those ratios move.
-#include "extractors/content_type.hpp"
-#include "extractors/hash.hpp"
+#include "extractors/sniff/content_type.hpp"
+#include "extractors/sniff/hash.hpp"
 #include "jobs/event.hpp"
 #include "jobs/queue.hpp"
-#include "worker/pipeline.hpp"
+#include "worker/pipeline/pipeline.hpp"
 
 #include <benchmark/benchmark.h>
 

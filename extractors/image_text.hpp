@@ -1,6 +1,7 @@
 #pragma once
 
 #include "extractors/step.hpp"
+#include "extractors/sniff/ocr_langs.hpp"
 
 #include <span>
 #include <string>
@@ -15,12 +16,5 @@ bool is_ocr_image(const std::string& mime);
 /// with no text is done with empty text. Never throws for bad input. Thread-safe.
 TextResult extract_image_text(std::span<const unsigned char> bytes, const std::string& mime,
                               const TextOptions& options);
-
-/// Throws std::runtime_error naming the first language of `langs` ("eng+deu") whose
-/// traineddata is missing. Called once at start-up.
-void check_ocr_languages(const std::string& langs);
-
-/// Versions of Tesseract and its language data, for `pipeline_version`.
-std::string ocr_version(const std::string& langs);
 
 } // namespace extractors

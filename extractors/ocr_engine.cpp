@@ -1,6 +1,6 @@
 #include "extractors/ocr_engine.hpp"
 
-#include "extractors/hash.hpp"
+#include "extractors/sniff/hash.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -67,7 +67,7 @@ tesseract::TessBaseAPI& ocr_engine(const std::string& langs) {
     if (e.ocr && e.langs == langs) {
         return *e.ocr;
     }
-    ocr_check_languages(langs);
+    check_ocr_languages(langs);
     e.ocr.reset();
     e.ocr = new_engine(langs, tesseract::OEM_DEFAULT);
     if (!e.ocr) {

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "extractors/sniff/ocr_langs.hpp"
+
 #include <chrono>
 #include <filesystem>
 #include <string>
@@ -39,19 +41,5 @@ inline constexpr std::chrono::seconds k_ocr_page_time_cap{120};
 /// thread. The process must run with OMP_THREAD_LIMIT=1 (read by libgomp before main).
 OcrPage ocr_page(const GreyImage& image, const std::string& langs,
                  std::chrono::steady_clock::time_point deadline);
-
-/// The folder Tesseract loads language data from: $TESSDATA_PREFIX, else the Debian default.
-std::filesystem::path tessdata_dir();
-
-/// `<tessdata_dir>/<lang>.traineddata`.
-std::filesystem::path traineddata_path(const std::string& lang);
-
-/// Throws std::runtime_error naming the first language of `langs` without traineddata,
-/// or a malformed language list. Thread-safe.
-void ocr_check_languages(const std::string& langs);
-
-/// "tesseract 5.3.0 eng:1a2b3c4d5e6f" (a SHA-256 prefix of each language's traineddata).
-/// Throws like ocr_check_languages. Thread-safe; each file is hashed once per process.
-std::string ocr_engine_version(const std::string& langs);
 
 } // namespace extractors

@@ -1,6 +1,6 @@
 // What a compromised helper could send the worker: frames, result JSON and outputs.
-#include "worker/helper_channel.hpp"
-#include "worker/helper_pool.hpp"
+#include "worker/helper/channel.hpp"
+#include "worker/helper/pool.hpp"
 
 #include <cstdint>
 #include <string>

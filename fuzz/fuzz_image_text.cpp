@@ -1,5 +1,5 @@
 // Image decoding for OCR (libvips) and Tesseract on small images.
-#include "extractors/content_type.hpp"
+#include "extractors/sniff/content_type.hpp"
 #include "extractors/image_text.hpp"
 #include "thumbnails/thumbnailer.hpp"
 

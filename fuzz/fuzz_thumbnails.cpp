@@ -1,5 +1,5 @@
 // Thumbnails of images (libvips loaders we unblock) and of PDFs (Poppler rendering).
-#include "extractors/content_type.hpp"
+#include "extractors/sniff/content_type.hpp"
 #include "thumbnails/thumbnailer.hpp"
 
 #include <chrono>

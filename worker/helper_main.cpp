@@ -1,4 +1,4 @@
-#include "worker/helper.hpp"
+#include "worker/helper/process/helper.hpp"
 
 #include <exception>
 #include <iostream>

@@ -1,4 +1,4 @@
-#include "worker/cli.hpp"
+#include "worker/cli/cli.hpp"
 
 #include <exception>
 #include <iostream>

@@ -1,4 +1,4 @@
-#include "extractors/content_type.hpp"
+#include "extractors/sniff/content_type.hpp"
 
 #include "tests/support/corpus.hpp"
 #include "tests/support/redis_server.hpp"

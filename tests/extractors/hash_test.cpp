@@ -1,4 +1,4 @@
-#include "extractors/hash.hpp"
+#include "extractors/sniff/hash.hpp"
 
 #include "tests/support/corpus.hpp"
 #include "tests/support/redis_server.hpp"

@@ -1,7 +1,7 @@
 // The worker's side of the helper protocol without processes: merging per-step results,
 // failures of unfinished steps, and the checks a helper's outputs must pass.
-#include "worker/helper_channel.hpp"
-#include "worker/helper_pool.hpp"
+#include "worker/helper/channel.hpp"
+#include "worker/helper/pool.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "worker/config.hpp"
+#include "worker/config/config.hpp"
 
 #include <cstdlib>
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-#include "worker/pipeline.hpp"
+#include "worker/pipeline/pipeline.hpp"
 
 #include "thumbnails/thumbnailer.hpp"
 #include "tests/support/corpus.hpp"

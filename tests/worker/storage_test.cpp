@@ -1,4 +1,4 @@
-#include "worker/storage.hpp"
+#include "worker/storage/filesystem_store.hpp"
 
 #include "tests/support/corpus.hpp"
 

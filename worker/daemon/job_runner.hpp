@@ -1,0 +1,50 @@
+#pragma once
+
+#include "jobs/queue.hpp"
+#include "jobs/redis.hpp"
+#include "worker/config/config.hpp"
+#include "worker/pipeline/pipeline.hpp"
+#include "worker/storage/filesystem_store.hpp"
+
+#include <atomic>
+#include <functional>
+#include <string>
+
+namespace worker {
+
+struct Metrics;
+
+/// Takes one delivery from validation to its fenced commit: processing write, storage,
+/// pipeline, outputs, final commit. One per job thread (it owns that thread's Redis
+/// connection). `stopping` tells retries to give up when the worker is shutting down.
+class JobRunner {
+public:
+    /// How the file's work is done: in this process or in a helper process.
+    using Analyse = std::function<PipelineResult(int fd, std::uint64_t size, const std::string& hash,
+                                                 const JobSpec& spec, const PipelineOptions& options)>;
+
+    JobRunner(const Config& config, const jobs::Queue& queue, const Storage& storage,
+              Metrics& metrics, const std::atomic<bool>& stopping, Analyse analyse);
+
+    /// Handles one delivery; never throws (every failure is logged, and the entry is either
+    /// committed or left pending for a redelivery). `lease_lost`, when given, says whether
+    /// another worker has taken the entry over; the job is then abandoned uncommitted.
+    void run(const jobs::Delivery& delivery, const std::function<bool()>& lease_lost = {});
+
+    jobs::Redis& redis() { return m_redis; }
+
+private:
+    jobs::Fence with_retry(const char* what, const std::function<jobs::Fence()>& call);
+
+    const Config& m_config;
+    const jobs::Queue& m_queue;
+    const Storage& m_storage;
+    Metrics& m_metrics;
+    const std::atomic<bool>& m_stopping;
+    Analyse m_analyse;
+    jobs::Redis m_redis;
+    PipelineOptions m_options;
+    std::string m_version;
+};
+
+} // namespace worker

@@ -1,0 +1,268 @@
+#include "worker/helper/channel.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+namespace worker::helper_channel {
+namespace {
+
+constexpr std::uint32_t k_magic = 0x48474e49; // "INGH"
+constexpr std::size_t k_header = 16;
+
+void put32(char* p, std::uint32_t v) { std::memcpy(p, &v, 4); }
+std::uint32_t get32(const char* p) {
+    std::uint32_t v;
+    std::memcpy(&v, p, 4);
+    return v;
+}
+
+bool write_all(int sock, const char* data, std::size_t len) {
+    while (len > 0) {
+        ssize_t n = ::send(sock, data, len, MSG_NOSIGNAL);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            return false;
+        }
+        data += n;
+        len -= static_cast<std::size_t>(n);
+    }
+    return true;
+}
+
+bool read_all(int sock, char* data, std::size_t len) {
+    while (len > 0) {
+        ssize_t n = ::read(sock, data, len);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return false;
+        data += n;
+        len -= static_cast<std::size_t>(n);
+    }
+    return true;
+}
+
+bool valid_header(const char* h, std::uint32_t& type, std::uint32_t& json_len, std::uint32_t& blob_len) {
+    type = get32(h + 4);
+    json_len = get32(h + 8);
+    blob_len = get32(h + 12);
+    return get32(h) == k_magic && type >= 1 && type <= 5 && json_len <= k_max_json && blob_len <= k_max_blob;
+}
+
+std::optional<nlohmann::json> parse(const std::string& s) {
+    auto j = nlohmann::json::parse(s, nullptr, false);
+    if (j.is_discarded() || !j.is_object()) return std::nullopt;
+    return j;
+}
+
+} // namespace
+
+bool send(int sock, Type type, const nlohmann::json& json, const std::string& blob, int fd) {
+    const std::string body = json.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    if (body.size() > k_max_json || blob.size() > k_max_blob) return false;
+    char header[k_header];
+    put32(header, k_magic);
+    put32(header + 4, static_cast<std::uint32_t>(type));
+    put32(header + 8, static_cast<std::uint32_t>(body.size()));
+    put32(header + 12, static_cast<std::uint32_t>(blob.size()));
+    if (fd >= 0) {
+        // The descriptor rides on the header's bytes.
+        iovec iov{header, k_header};
+        alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+        msghdr msg{};
+        msg.msg_iov = &iov;
+        msg.msg_iovlen = 1;
+        msg.msg_control = control;
+        msg.msg_controllen = sizeof control;
+        cmsghdr* c = CMSG_FIRSTHDR(&msg);
+        c->cmsg_level = SOL_SOCKET;
+        c->cmsg_type = SCM_RIGHTS;
+        c->cmsg_len = CMSG_LEN(sizeof(int));
+        std::memcpy(CMSG_DATA(c), &fd, sizeof(int));
+        ssize_t n;
+        do {
+            n = ::sendmsg(sock, &msg, MSG_NOSIGNAL);
+        } while (n < 0 && errno == EINTR);
+        if (n < 0) return false;
+        if (static_cast<std::size_t>(n) < k_header && !write_all(sock, header + n, k_header - n)) return false;
+    } else if (!write_all(sock, header, k_header)) {
+        return false;
+    }
+    return write_all(sock, body.data(), body.size()) && write_all(sock, blob.data(), blob.size());
+}
+
+std::optional<Message> receive_blocking(int sock) {
+    char header[k_header];
+    iovec iov{header, k_header};
+    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * 4)] = {};
+    msghdr msg{};
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control;
+    msg.msg_controllen = sizeof control;
+    ssize_t n;
+    do {
+        n = ::recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
+    } while (n < 0 && errno == EINTR);
+    if (n <= 0) return std::nullopt;
+    Message m;
+    for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c != nullptr; c = CMSG_NXTHDR(&msg, c)) {
+        if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+            const std::size_t count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+            for (std::size_t i = 0; i < count; ++i) {
+                int got;
+                std::memcpy(&got, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+                if (m.fd < 0) {
+                    m.fd = got;
+                } else {
+                    ::close(got);
+                }
+            }
+        }
+    }
+    auto fail = [&]() -> std::optional<Message> {
+        if (m.fd >= 0) ::close(m.fd);
+        return std::nullopt;
+    };
+    if (static_cast<std::size_t>(n) < k_header && !read_all(sock, header + n, k_header - n)) return fail();
+    std::uint32_t type, json_len, blob_len;
+    if (!valid_header(header, type, json_len, blob_len)) return fail();
+    std::string body(json_len, '\0');
+    m.blob.resize(blob_len);
+    if (!read_all(sock, body.data(), json_len) || !read_all(sock, m.blob.data(), blob_len)) return fail();
+    auto j = parse(body);
+    if (!j) return fail();
+    m.type = static_cast<Type>(type);
+    m.json = std::move(*j);
+    return m;
+}
+
+Reader::Status Reader::feed(int sock) {
+    if (m_broken) return Status::broken;
+    char buf[65536];
+    for (;;) {
+        ssize_t n = ::read(sock, buf, sizeof buf);
+        if (n > 0) {
+            m_buf.append(buf, static_cast<std::size_t>(n));
+            if (m_buf.size() > k_header + k_max_json + k_max_blob) {
+                m_broken = true;
+                return Status::broken;
+            }
+            continue;
+        }
+        if (n == 0) return Status::eof;
+        if (errno == EINTR) continue;
+        if (errno == EAGAIN || errno == EWOULDBLOCK) return Status::more;
+        return Status::eof; // ECONNRESET and the like: the helper is gone
+    }
+}
+
+std::optional<Message> Reader::next() {
+    if (m_broken || m_buf.size() < k_header) return std::nullopt;
+    std::uint32_t type, json_len, blob_len;
+    if (!valid_header(m_buf.data(), type, json_len, blob_len)) {
+        m_broken = true;
+        return std::nullopt;
+    }
+    const std::size_t total = k_header + json_len + blob_len;
+    if (m_buf.size() < total) return std::nullopt;
+    auto j = parse(m_buf.substr(k_header, json_len));
+    if (!j) {
+        m_broken = true;
+        return std::nullopt;
+    }
+    Message m;
+    m.type = static_cast<Type>(type);
+    m.json = std::move(*j);
+    m.blob = m_buf.substr(k_header + json_len, blob_len);
+    m_buf.erase(0, total);
+    return m;
+}
+
+nlohmann::json to_json(const JobSpec& spec) {
+    nlohmann::json j = {{"file_id", spec.file_id},
+                        {"text", spec.step_text},
+                        {"thumbnails", spec.step_thumbnails},
+                        {"sha256", spec.expected_sha256}};
+    if (spec.expected_size) j["size"] = *spec.expected_size;
+    return j;
+}
+
+JobSpec spec_from_json(const nlohmann::json& j) {
+    JobSpec s;
+    s.file_id = j.at("file_id").get<std::string>();
+    s.step_text = j.at("text").get<bool>();
+    s.step_thumbnails = j.at("thumbnails").get<bool>();
+    s.expected_sha256 = j.value("sha256", "");
+    if (j.contains("size")) s.expected_size = j.at("size").get<std::uint64_t>();
+    return s;
+}
+
+nlohmann::json to_json(const PipelineOptions& o) {
+    return {{"ocr_mode", o.ocr_mode},           {"ocr_langs", o.ocr_langs},
+            {"max_pages", o.max_pages},         {"max_ocr_pages", o.max_ocr_pages},
+            {"max_pixels", o.max_pixels},       {"max_text_bytes", o.max_text_bytes},
+            {"webp_quality", o.webp_quality},   {"pdf_threads", o.pdf_threads}};
+}
+
+PipelineOptions options_from_json(const nlohmann::json& j, std::chrono::steady_clock::time_point deadline) {
+    PipelineOptions o;
+    o.ocr_mode = j.at("ocr_mode").get<std::string>();
+    o.ocr_langs = j.at("ocr_langs").get<std::string>();
+    o.max_pages = j.at("max_pages").get<int>();
+    o.max_ocr_pages = j.at("max_ocr_pages").get<int>();
+    o.max_pixels = j.at("max_pixels").get<std::uint64_t>();
+    o.max_text_bytes = j.at("max_text_bytes").get<std::uint64_t>();
+    o.webp_quality = j.at("webp_quality").get<int>();
+    o.pdf_threads = j.value("pdf_threads", 1);
+    o.deadline = deadline;
+    return o;
+}
+
+nlohmann::json to_json(const PipelineResult& r, std::string& blob) {
+    nlohmann::json fields = nlohmann::json::array();
+    for (const auto& [k, v] : r.fields) fields.push_back({k, v});
+    nlohmann::json outputs = nlohmann::json::array();
+    blob.clear();
+    for (const auto& o : r.outputs) {
+        outputs.push_back({{"key", o.key}, {"size", o.bytes.size()}});
+        blob += o.bytes;
+    }
+    return {{"file_error_code", r.file_error_code},
+            {"file_error", r.file_error},
+            {"content_hash", r.content_hash},
+            {"fields", fields},
+            {"clear", r.clear},
+            {"outputs", outputs},
+            {"step_failed", r.step_failed}};
+}
+
+PipelineResult result_from_json(const nlohmann::json& j, const std::string& blob) {
+    PipelineResult r;
+    try {
+        r.file_error_code = j.at("file_error_code").get<std::string>();
+        r.file_error = j.at("file_error").get<std::string>();
+        r.content_hash = j.at("content_hash").get<std::string>();
+        for (const auto& kv : j.at("fields")) {
+            r.fields.emplace_back(kv.at(0).get<std::string>(), kv.at(1).get<std::string>());
+        }
+        r.clear = j.at("clear").get<std::vector<std::string>>();
+        r.step_failed = j.at("step_failed").get<bool>();
+        std::size_t at = 0;
+        for (const auto& o : j.at("outputs")) {
+            const auto size = o.at("size").get<std::size_t>();
+            if (size > blob.size() - at) throw std::runtime_error("outputs larger than the message");
+            r.outputs.push_back({o.at("key").get<std::string>(), blob.substr(at, size)});
+            at += size;
+        }
+        if (at != blob.size()) throw std::runtime_error("unaccounted bytes after the outputs");
+    } catch (const nlohmann::json::exception& e) {
+        throw std::runtime_error(std::string("malformed result: ") + e.what());
+    }
+    return r;
+}
+
+} // namespace worker::helper_channel

@@ -1,0 +1,72 @@
+#pragma once
+
+#include "worker/pipeline/pipeline.hpp"
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace worker::helper_channel {
+
+/// Kinds of messages on the worker <-> helper socket.
+enum class Type : std::uint32_t {
+    ready = 1,   // helper -> worker: started, sandboxed, engines loaded; {"pid":..}
+    request = 2, // worker -> helper: {"spec":..,"options":..,"remaining_ms":..} + the input fd
+    typed = 3,   // helper -> worker: {"content_type":..} once the type is known
+    partial = 4, // helper -> worker: one step's result (same body as `result`)
+    result = 5,  // helper -> worker: the last step's result; the job is over
+};
+
+/// Largest JSON part and largest blob part of one message: a helper that says more is
+/// treated as broken.
+inline constexpr std::uint64_t k_max_json = 64ULL << 20;
+inline constexpr std::uint64_t k_max_blob = 256ULL << 20;
+
+/// One decoded message: a JSON header, raw bytes (outputs, back to back) and, for a
+/// request, the descriptor that came with it (-1 otherwise; the receiver owns it).
+struct Message {
+    Type type{};
+    nlohmann::json json;
+    std::string blob;
+    int fd = -1;
+};
+
+/// Writes one message (blocking; MSG_NOSIGNAL), passing `fd` with SCM_RIGHTS when >= 0.
+/// Returns false when the peer is gone or the socket fails.
+bool send(int sock, Type type, const nlohmann::json& json, const std::string& blob = {}, int fd = -1);
+
+/// Blocking read of one whole message (the helper side). nullopt on EOF or a malformed
+/// frame.
+std::optional<Message> receive_blocking(int sock);
+
+/// Incremental reader for a non-blocking socket (the worker side, which must never block
+/// on a helper): feed() reads what is available; next() pops a complete message.
+class Reader {
+public:
+    enum class Status { more, eof, broken };
+    /// Reads everything available now. `eof` when the peer closed, `broken` on a bad
+    /// frame or an oversized message.
+    Status feed(int sock);
+    /// A complete message, if one has arrived.
+    std::optional<Message> next();
+
+private:
+    std::string m_buf;
+    bool m_broken = false;
+};
+
+/// JSON forms of the plain values that cross the socket.
+nlohmann::json to_json(const JobSpec& spec);
+JobSpec spec_from_json(const nlohmann::json& j);
+nlohmann::json to_json(const PipelineOptions& options);
+PipelineOptions options_from_json(const nlohmann::json& j, std::chrono::steady_clock::time_point deadline);
+
+/// A result as a JSON header plus its outputs back to back in `blob`.
+nlohmann::json to_json(const PipelineResult& result, std::string& blob);
+/// The inverse; throws std::runtime_error when sizes or types do not add up.
+PipelineResult result_from_json(const nlohmann::json& j, const std::string& blob);
+
+} // namespace worker::helper_channel

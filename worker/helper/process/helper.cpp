@@ -1,0 +1,271 @@
+#include "worker/helper/process/helper.hpp"
+
+#include "extractors/sniff/content_type.hpp"
+#include "extractors/ocr_engine.hpp"
+#include "extractors/pdf_text.hpp"
+#include "thumbnails/thumbnailer.hpp"
+#include "worker/helper/channel.hpp"
+#include "worker/pipeline/pipeline.hpp"
+#include "worker/helper/sandbox.hpp"
+
+#include <CLI/CLI.hpp>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <new>
+#include <vector>
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <malloc.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+// ingestd-helper links gperftools' tcmalloc (worker/CMakeLists.txt); glibc's malloc_trim does
+// not reach its heap. Weak: `ingestd` itself and sanitizer builds run without it.
+extern "C" void MallocExtension_ReleaseFreeMemory() __attribute__((weak));
+
+namespace worker {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+namespace ch = helper_channel;
+
+void say(const std::string& line) {
+    std::string s = "ingestd helper[" + std::to_string(::getpid()) + "]: " + line + "\n";
+    (void)!::write(2, s.data(), s.size());
+}
+
+std::vector<std::filesystem::path> readable_paths() {
+    std::vector<std::filesystem::path> p = {"/usr", "/etc", "/lib", "/lib64", "/var/cache/fontconfig",
+                                            "/sys/devices/system/cpu", "/dev/urandom", "/proc/self"};
+    try {
+        p.push_back(extractors::tessdata_dir());
+        // Its own executable, for a sanitizer's symbolizer.
+        p.push_back(std::filesystem::read_symlink("/proc/self/exe"));
+    } catch (const std::exception&) {
+    }
+    return p;
+}
+
+sandbox::Report enter_sandbox(const HelperArgs& a) {
+    sandbox::Limits limits;
+#ifndef INGESTD_SANITIZE
+    // Sanitizer shadow memory counts as data: the limit stays off in those builds.
+    limits.data_bytes = (a.memory_mb + k_helper_base_mb) << 20;
+#endif
+    sandbox::apply_limits(limits);
+    sandbox::Report report = sandbox::confine(a.scratch, readable_paths());
+    for (const auto& w : report.warnings) say("warning: " + w);
+    return report;
+}
+
+std::string errno_word(int e) { return e == 0 ? "ok" : std::string("denied: ") + std::strerror(e); }
+
+int self_test(const HelperArgs& a) {
+    nlohmann::json out;
+    try {
+        auto report = enter_sandbox(a);
+        out["landlock_abi"] = report.landlock_abi;
+        out["landlock"] = report.landlock;
+        out["seccomp"] = report.seccomp;
+    } catch (const std::exception& e) {
+        out["sandbox_error"] = e.what();
+    }
+    // Network: a TCP connection to loopback.
+    int s = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (s < 0) {
+        out["tcp_connect"] = errno_word(errno);
+    } else {
+        sockaddr_in addr{};
+        addr.sin_family = AF_INET;
+        addr.sin_port = htons(static_cast<std::uint16_t>(a.self_test_port));
+        addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        int rc = ::connect(s, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+        out["tcp_connect"] = rc == 0 ? std::string("connected") : errno_word(errno);
+        ::close(s);
+    }
+    // A Unix socket too (Redis may listen on one).
+    int u = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    out["unix_socket"] = u >= 0 ? std::string("created") : errno_word(errno);
+    if (u >= 0) ::close(u);
+    // Files: outside the folder (must fail) and inside it (must work).
+    auto try_write = [](const std::filesystem::path& p) {
+        int fd = ::open(p.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+        if (fd < 0) return errno_word(errno);
+        bool ok = ::write(fd, "x", 1) == 1;
+        ::close(fd);
+        return ok ? std::string("ok") : errno_word(errno);
+    };
+    out["write_outside"] = try_write(a.self_test_outside);
+    out["write_inside"] = try_write(a.scratch / "self-test.txt");
+    // Other processes: signal the parent, start a program.
+    out["signal_parent"] = ::kill(::getppid(), 0) == 0 ? std::string("ok") : errno_word(errno);
+    pid_t child = ::fork();
+    if (child == 0) ::_exit(0);
+    out["fork"] = child > 0 ? std::string("ok") : errno_word(errno);
+    out["read_system"] = ::access("/usr/share/misc/magic.mgc", R_OK) == 0 ? "ok" : errno_word(errno);
+    std::string line = out.dump() + "\n";
+    std::fwrite(line.data(), 1, line.size(), stdout);
+    std::fflush(stdout);
+    return 0;
+}
+
+// Engines and databases loaded before the first job, so jobs do not pay for them.
+void preload(const std::string& langs, bool warm) {
+    try {
+        extractors::detect_content_type_buffer("%PDF-1.4\n", 9);
+        extractors::detect_content_type_buffer("hello\n", 6); // the prose path's database
+    } catch (const std::exception& e) {
+        say(std::string("libmagic preload failed: ") + e.what());
+    }
+    if (warm) {
+        // The first PDF and the first image of each format otherwise pay for fonts,
+        // codecs and loader set-up (50-100 ms in all) inside a job.
+        thumbnails::warm_up();
+        try {
+            const std::string pdf = thumbnails::tiny_pdf();
+            extractors::TextOptions t;
+            t.ocr_mode = extractors::OcrMode::off;
+            extractors::extract_pdf_text(std::span(reinterpret_cast<const unsigned char*>(pdf.data()), pdf.size()), t);
+        } catch (const std::exception& e) {
+            say(std::string("PDF warm-up failed: ") + e.what());
+        }
+    }
+    if (langs.empty()) return;
+    try {
+        std::vector<unsigned char> white(32 * 32, 255);
+        extractors::GreyImage img{white.data(), 32, 32, 32, 300};
+        extractors::ocr_page(img, langs, Clock::now() + std::chrono::seconds(10));
+    } catch (const std::exception& e) {
+        say(std::string("OCR preload failed: ") + e.what());
+    }
+}
+
+// One request: the type first, then thumbnails (quick) and text (maybe slow) as separate
+// results, so that a timeout or crash during OCR keeps the thumbnails.
+bool serve(int sock, ch::Message& m) {
+    if (m.type != ch::Type::request || m.fd < 0) return false;
+    const int fd = m.fd;
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) {
+        ::close(fd);
+        return false;
+    }
+    const auto size = static_cast<std::uint64_t>(st.st_size);
+    JobSpec spec;
+    PipelineOptions options;
+    std::string hash;
+    try {
+        spec = ch::spec_from_json(m.json.at("spec"));
+        const auto remaining = std::chrono::milliseconds(m.json.at("remaining_ms").get<long long>());
+        options = ch::options_from_json(m.json.at("options"), Clock::now() + remaining);
+        hash = m.json.at("hash").get<std::string>();
+    } catch (const std::exception& e) {
+        say(std::string("bad request: ") + e.what());
+        ::close(fd);
+        return false;
+    }
+    const std::string mime = size == 0 ? "application/x-empty" : extractors::detect_content_type(fd);
+    if (!ch::send(sock, ch::Type::typed, {{"content_type", mime}})) {
+        ::close(fd);
+        return false;
+    }
+    std::vector<JobSpec> parts;
+    if (spec.step_text && spec.step_thumbnails) {
+        JobSpec thumbs = spec, text = spec;
+        thumbs.step_text = false;
+        text.step_thumbnails = false;
+        parts = {thumbs, text};
+    } else {
+        parts = {spec};
+    }
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+        PipelineResult r = analyse(fd, size, hash, parts[i], options, mime);
+        std::string blob;
+        auto j = ch::to_json(r, blob);
+        r = {};
+        if (!ch::send(sock, i + 1 == parts.size() ? ch::Type::result : ch::Type::partial, j, blob)) {
+            ::close(fd);
+            return false;
+        }
+    }
+    ::close(fd);
+    // Give a large file's heap back before the worker measures RSS.
+    if (MallocExtension_ReleaseFreeMemory != nullptr) {
+        MallocExtension_ReleaseFreeMemory();
+    } else {
+        ::malloc_trim(0);
+    }
+    return true;
+}
+
+} // namespace
+
+int run_helper(const HelperArgs& a) {
+    if (a.self_test_sandbox) return self_test(a);
+    // Die with the worker; if it is already gone, do not start.
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (a.parent != 0 && ::getppid() != a.parent) return 1;
+    ::signal(SIGPIPE, SIG_IGN);
+    sandbox::Report report;
+    try {
+        report = enter_sandbox(a);
+    } catch (const std::exception& e) {
+        say(std::string("cannot enter the sandbox: ") + e.what());
+        return 1;
+    }
+    thumbnails::init();
+    preload(a.preload_langs, a.warm);
+    nlohmann::json ready = {{"pid", ::getpid()},
+                            {"landlock_abi", report.landlock_abi},
+                            {"landlock", report.landlock},
+                            {"seccomp", report.seccomp}};
+    if (!ch::send(a.channel, ch::Type::ready, ready)) return 1;
+    for (;;) {
+        auto m = ch::receive_blocking(a.channel);
+        if (!m) return 0; // the worker closed the channel: recycled or shutting down
+        try {
+            if (!serve(a.channel, *m)) return 1;
+        } catch (const std::bad_alloc&) {
+            // Outside the steps' own handling: let the worker see the death and its memory.
+            say("out of memory");
+            return k_helper_exit_out_of_memory;
+        }
+    }
+}
+
+int helper_main(int argc, char** argv) {
+    CLI::App app{"ingestd-helper: a sandboxed parser process started by `ingestd worker`"};
+    HelperArgs args;
+    std::string scratch, outside;
+    app.add_option("--channel", args.channel);
+    app.add_option("--parent", args.parent);
+    app.add_option("--scratch", scratch)->required();
+    app.add_option("--memory-mb", args.memory_mb);
+    app.add_option("--preload", args.preload_langs);
+    app.add_flag("--warm", args.warm);
+    app.add_flag("--self-test-sandbox", args.self_test_sandbox);
+    app.add_option("--outside", outside);
+    app.add_option("--tcp-port", args.self_test_port);
+    // The worker passes "helper" first, as to `ingestd helper`.
+    std::vector<std::string> rest;
+    for (int i = argc - 1; i >= 1; --i) {
+        if (i == 1 && std::string_view(argv[1]) == "helper") break;
+        rest.emplace_back(argv[i]);
+    }
+    try {
+        app.parse(rest); // CLI11 takes the vector in reverse order
+    } catch (const CLI::ParseError& e) {
+        return app.exit(e);
+    }
+    args.scratch = scratch;
+    args.self_test_outside = outside;
+    return run_helper(args);
+}
+
+} // namespace worker

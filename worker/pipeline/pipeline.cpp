@@ -1,0 +1,119 @@
+// The parts of the pipeline the worker process itself needs (options, field lists, the
+// hash check, file-level failures, the pipeline version), apart from pipeline.cpp so that
+// the worker links no parser library: those are loaded only by `ingestd-helper`.
+#include "worker/pipeline/pipeline.hpp"
+
+#include "extractors/sniff/hash.hpp"
+#include "extractors/sniff/ocr_langs.hpp"
+#include "worker/storage/filesystem_store.hpp"
+#include "worker/config/version.hpp"
+
+#include <algorithm>
+#include <mutex>
+#include <thread>
+
+namespace worker {
+
+const std::vector<std::string>& text_fields() {
+    static const std::vector<std::string> f = {
+        "extraction_status", "extracted_text", "extracted_text_bytes", "extracted_text_key",
+        "extraction_method", "page_count", "pages_read", "ocr_pages", "ocr_confidence",
+        "extraction_error_code", "extraction_error"};
+    return f;
+}
+
+const std::vector<std::string>& thumbnail_fields() {
+    static const std::vector<std::string> f = {
+        "thumbnail_status", "thumbnail_72_key", "thumbnail_144_key", "thumbnail_288_key",
+        "width", "height", "thumbnail_error_code", "thumbnail_error"};
+    return f;
+}
+
+PipelineOptions PipelineOptions::from(const Config& c) {
+    PipelineOptions o;
+    o.ocr_mode = c.ocr_mode;
+    o.ocr_langs = c.ocr_langs;
+    o.max_pages = c.max_pages;
+    o.max_ocr_pages = c.max_ocr_pages;
+    o.max_pixels = c.max_pixels;
+    o.max_text_bytes = c.max_text_bytes;
+    o.webp_quality = c.webp_quality;
+    // The worker's jobs share the cores; a PDF's text layer may use the share of one job.
+    o.pdf_threads = std::max(1, machine_cores() / std::max(1, c.concurrency));
+    return o;
+}
+
+int machine_cores() {
+    const unsigned cores = std::thread::hardware_concurrency();
+    return cores == 0 ? 1 : static_cast<int>(std::min(cores, 1024u));
+}
+
+std::vector<std::string> step_fields(bool text, bool thumbnails) {
+    std::vector<std::string> out;
+    if (text) out.insert(out.end(), text_fields().begin(), text_fields().end());
+    if (thumbnails) out.insert(out.end(), thumbnail_fields().begin(), thumbnail_fields().end());
+    return out;
+}
+
+std::string hash_and_check(int fd, std::uint64_t size, const JobSpec& spec) {
+    extractors::HashResult h;
+    try {
+        h = extractors::sha256_fd(fd);
+    } catch (const extractors::ReadError& e) {
+        throw FileError("storage_error", std::string("The stored file cannot be read: ") + e.what() + ".", true);
+    }
+    if (spec.expected_size && *spec.expected_size != h.bytes) {
+        throw FileError("size_mismatch", "The file is " + std::to_string(h.bytes) +
+                                             " bytes but the event declared " +
+                                             std::to_string(*spec.expected_size) + ".");
+    }
+    if (!spec.expected_sha256.empty() && spec.expected_sha256 != h.sha256_hex) {
+        throw FileError("hash_mismatch", "The file's SHA-256 is " + h.sha256_hex +
+                                             " but the event declared " + spec.expected_sha256 + ".");
+    }
+    (void)size;
+    return h.sha256_hex;
+}
+
+PipelineResult file_failure(const std::string& code, const std::string& message) {
+    PipelineResult r;
+    r.file_error_code = code;
+    r.file_error = message;
+    r.fields = {{"error_code", code}, {"error", message}};
+    r.clear = step_fields(true, true);
+    for (const char* k : {"content_hash", "size_bytes", "content_type", "deduplicated_from"}) {
+        r.clear.emplace_back(k);
+    }
+    return r;
+}
+
+std::string pipeline_version(const std::string& ocr_langs) {
+    static std::mutex mu;
+    static std::string cached_langs, cached;
+    std::lock_guard lock(mu);
+    if (cached.empty() || cached_langs != ocr_langs) {
+        cached = std::string("ingestd ") + k_version + "; " + thumbnails_version() + "; " +
+                 extractors::ocr_version(ocr_langs);
+        cached_langs = ocr_langs;
+    }
+    return cached;
+}
+
+PipelineResult unparsed_result(std::uint64_t size, const std::string& content_hash, const JobSpec& spec,
+                               const std::string& mime) {
+    PipelineResult result;
+    result.content_hash = content_hash;
+    result.fields = {{"content_hash", content_hash}, {"size_bytes", std::to_string(size)}, {"content_type", mime}};
+    if (spec.step_text) result.fields.emplace_back("extraction_status", "not_applicable");
+    if (spec.step_thumbnails) result.fields.emplace_back("thumbnail_status", "not_applicable");
+    if (spec.step_text && spec.step_thumbnails) {
+        result.clear = {"error_code", "error"};
+    }
+    for (const auto& name : step_fields(spec.step_text, spec.step_thumbnails)) {
+        if (name != "extraction_status" && name != "thumbnail_status") result.clear.push_back(name);
+    }
+    result.clear.push_back("deduplicated_from");
+    return result;
+}
+
+} // namespace worker

@@ -1,0 +1,94 @@
+#pragma once
+
+#include "worker/config/config.hpp"
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace worker {
+
+/// What one file's processing needs besides its bytes: plain values, no Redis.
+struct JobSpec {
+    std::string file_id;
+    bool step_text = true;
+    bool step_thumbnails = true;
+    std::optional<std::uint64_t> expected_size;
+    std::string expected_sha256;
+};
+
+/// Limits and settings of the pipeline, taken from the configuration.
+struct PipelineOptions {
+    std::string ocr_mode = "auto";
+    std::string ocr_langs = "eng";
+    int max_pages = 2000;
+    int max_ocr_pages = 100;
+    std::uint64_t max_pixels = 100000000;
+    std::uint64_t max_text_bytes = 1048576;
+    int webp_quality = 80;
+    int pdf_threads = 1; // threads reading one PDF's text layer: cores / INGEST_CONCURRENCY, at least 1
+    std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+
+    static PipelineOptions from(const Config& config);
+};
+
+/// Cores of this machine, at least 1 (`ingestd process`, one file at a time, gives a PDF all).
+int machine_cores();
+
+/// The metadata fields owned by the text step and by the thumbnail step.
+const std::vector<std::string>& text_fields();
+const std::vector<std::string>& thumbnail_fields();
+
+/// A file produced for the store, by key relative to the storage root.
+struct OutputFile {
+    std::string key;
+    std::string bytes;
+};
+
+/// Everything one file's processing produced: the metadata fields to set, the step-owned
+/// fields to delete (those of steps that ran but have no value now), and output files.
+/// `file_error_code` set means the whole file failed (status=failed).
+struct PipelineResult {
+    std::string file_error_code;
+    std::string file_error;
+    std::string content_hash;
+    std::vector<std::pair<std::string, std::string>> fields;
+    std::vector<std::string> clear;
+    std::vector<OutputFile> outputs;
+    bool step_failed = false; // some step failed (status stays done)
+};
+
+/// Hashes the input, checks declared size and digest. Throws FileError (size_mismatch,
+/// hash_mismatch, storage_error) on a file-level failure.
+std::string hash_and_check(int fd, std::uint64_t size, const JobSpec& spec);
+
+/// Detects the type and runs the steps on an open input whose hash is known: the part
+/// that parses untrusted bytes. Never throws for bad content (steps fail as values);
+/// throws std::bad_alloc when memory runs out. `detected_type`: the libmagic verdict when
+/// the caller already has it (the helper reports it before the steps run).
+PipelineResult analyse(int fd, std::uint64_t size, const std::string& content_hash,
+                       const JobSpec& spec, const PipelineOptions& options,
+                       const std::string& detected_type = {});
+
+/// hash_and_check then analyse, with file-level failures turned into the result.
+PipelineResult run_pipeline(int fd, std::uint64_t size, const JobSpec& spec,
+                            const PipelineOptions& options);
+
+/// Builds the fields of a whole-file failure.
+PipelineResult file_failure(const std::string& code, const std::string& message);
+
+/// What analyse() gives a file of a type no step applies to (`mime` detected from the
+/// bytes, kind other, or an empty file): both steps not_applicable. Needs no parser.
+PipelineResult unparsed_result(std::uint64_t size, const std::string& content_hash, const JobSpec& spec,
+                               const std::string& mime);
+
+/// Every field a commit of these steps owns, for clearing what a step no longer sets.
+std::vector<std::string> step_fields(bool text, bool thumbnails);
+
+/// "ingestd 0.1.0; libvips 8.14.1; poppler 22.12.0; tesseract 5.3.0 (eng ...)".
+std::string pipeline_version(const std::string& ocr_langs);
+
+} // namespace worker
