@@ -155,7 +155,7 @@ BENCHMARK(BM_pipeline_tiny_text)->Unit(benchmark::kMicrosecond);
 
 void BM_file_failure_fields(benchmark::State& state) {
     for (auto _ : state) {
-        auto r = worker::file_failure("storage_missing", "The stored file does not exist.");
+        auto r = worker::file_failure(core::ErrorCode::storage_missing, "The stored file does not exist.");
         benchmark::DoNotOptimize(r);
     }
 }

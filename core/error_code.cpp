@@ -1,6 +1,7 @@
 #include "core/error_code.hpp"
 
 #include <array>
+#include <ostream>
 #include <utility>
 
 namespace core {
@@ -48,6 +49,10 @@ bool is_file_level(ErrorCode code) {
 
 bool stopped_parser(ErrorCode code) {
     return code == ErrorCode::timeout || code == ErrorCode::memory_limit || code == ErrorCode::crashed;
+}
+
+std::ostream& operator<<(std::ostream& out, ErrorCode code) {
+    return out << to_string(code);
 }
 
 } // namespace core

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <iosfwd>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -42,6 +43,9 @@ bool is_file_level(ErrorCode code);
 /// True when the code says the parser was stopped (a limit of the job or a crash), not what
 /// the bytes are: such a result says nothing lasting and is not offered for reuse.
 bool stopped_parser(ErrorCode code);
+
+/// Writes the text form (for logs and test messages).
+std::ostream& operator<<(std::ostream& out, ErrorCode code);
 
 /// One failure: its code and one readable sentence (library detail goes to the log).
 struct Failure {

@@ -207,12 +207,12 @@ TextResult extract_bmp_text(std::span<const unsigned char> bytes, const TextOpti
     if (pixReadHeaderMem(bytes.data(), bytes.size(), &format, &w, &h, &bps, &spp, &cmap) != 0 ||
         w <= 0 || h <= 0) {
         result.error =
-            StepError{"corrupt_file", "The BMP image is damaged: its header cannot be read."};
+            StepError{core::ErrorCode::corrupt_file, "The BMP image is damaged: its header cannot be read."};
         return result;
     }
     if (std::uint64_t(w) * std::uint64_t(h) > options.max_pixels) {
         result.error =
-            StepError{"too_many_pixels", too_many_pixels_message(w, h, options.max_pixels)};
+            StepError{core::ErrorCode::too_many_pixels, too_many_pixels_message(w, h, options.max_pixels)};
         return result;
     }
     struct PixDeleter {
@@ -222,7 +222,7 @@ TextResult extract_bmp_text(std::span<const unsigned char> bytes, const TextOpti
     Pix pix(pixReadMem(bytes.data(), bytes.size()));
     if (!pix) {
         result.error =
-            StepError{"corrupt_file", "The BMP image is damaged: its pixels cannot be decoded."};
+            StepError{core::ErrorCode::corrupt_file, "The BMP image is damaged: its pixels cannot be decoded."};
         return result;
     }
     Pix grey(pixConvertTo8(pix.get(), 0));
@@ -230,7 +230,7 @@ TextResult extract_bmp_text(std::span<const unsigned char> bytes, const TextOpti
     // Leptonica keeps 8-bit pixels in native-endian 32-bit words; swap them into byte order.
     Pix bytes_order(grey ? pixEndianByteSwapNew(grey.get()) : nullptr);
     if (!bytes_order) {
-        result.error = StepError{"corrupt_file", "The BMP image cannot be converted to grey."};
+        result.error = StepError{core::ErrorCode::corrupt_file, "The BMP image cannot be converted to grey."};
         return result;
     }
     grey.reset();
@@ -245,7 +245,7 @@ TextResult extract_bmp_text(std::span<const unsigned char> bytes, const TextOpti
     const bool timed_out = page.timed_out && std::chrono::steady_clock::now() >= options.deadline;
     add_page(c, std::move(page));
     if (timed_out) {
-        result.error = StepError{"timeout", "The job's time ran out while OCR read the image."};
+        result.error = StepError{core::ErrorCode::timeout, "The job's time ran out while OCR read the image."};
     }
     return finish(std::move(c), std::move(result));
 }
@@ -270,7 +270,7 @@ TextResult extract_image_text(std::span<const unsigned char> bytes, const std::s
     if (decoder == Decoder::none || !vips_ready() ||
         (decoder == Decoder::heif && !heif_available())) {
         result.error =
-            StepError{"corrupt_file", "Images of type " + mime + " cannot be read for OCR."};
+            StepError{core::ErrorCode::corrupt_file, "Images of type " + mime + " cannot be read for OCR."};
         return result;
     }
     // The blob borrows the caller's bytes; libvips never frees them.
@@ -288,7 +288,7 @@ TextResult extract_image_text(std::span<const unsigned char> bytes, const std::s
                 break;
             }
             if (std::chrono::steady_clock::now() >= options.deadline) {
-                result.error = StepError{"timeout", "The job's time ran out after " +
+                result.error = StepError{core::ErrorCode::timeout, "The job's time ran out after " +
                                                         std::to_string(page) + " image pages."};
                 break;
             }
@@ -296,7 +296,7 @@ TextResult extract_image_text(std::span<const unsigned char> bytes, const std::s
             const std::uint64_t h = std::uint64_t(std::max(image.height(), 0));
             if (w * h > options.max_pixels) {
                 result.error =
-                    StepError{"too_many_pixels", too_many_pixels_message(w, h, options.max_pixels)};
+                    StepError{core::ErrorCode::too_many_pixels, too_many_pixels_message(w, h, options.max_pixels)};
                 break;
             }
             int dpi = 0;
@@ -310,7 +310,7 @@ TextResult extract_image_text(std::span<const unsigned char> bytes, const std::s
             add_page(c, std::move(text));
             if (timed_out) {
                 result.error =
-                    StepError{"timeout", "The job's time ran out while OCR read image page " +
+                    StepError{core::ErrorCode::timeout, "The job's time ran out while OCR read image page " +
                                              std::to_string(page + 1) + "."};
                 break;
             }
@@ -320,7 +320,7 @@ TextResult extract_image_text(std::span<const unsigned char> bytes, const std::s
         if (is_out_of_memory_message(reason)) {
             result.error = memory_limit_error("image", reason);
         } else {
-            result.error = StepError{"corrupt_file",
+            result.error = StepError{core::ErrorCode::corrupt_file,
                                      "The image is damaged and cannot be decoded (" +
                                          (reason.empty() ? std::string("libvips failed") : reason) + ")."};
         }

@@ -262,7 +262,7 @@ TextResult extract_pdf_text(std::span<const unsigned char> bytes, const TextOpti
     TextResult result;
     if (bytes.size() > static_cast<std::size_t>(INT_MAX)) {
         result.error =
-            StepError{"corrupt_file", "The PDF is larger than 2 GiB, more than Poppler can read."};
+            StepError{core::ErrorCode::corrupt_file, "The PDF is larger than 2 GiB, more than Poppler can read."};
         return result;
     }
     quiet_poppler();
@@ -271,18 +271,18 @@ TextResult extract_pdf_text(std::span<const unsigned char> bytes, const TextOpti
         reinterpret_cast<const char*>(bytes.data()), static_cast<int>(bytes.size())));
     if (!doc) {
         result.error =
-            StepError{"corrupt_file", "The PDF is damaged or not a PDF: Poppler cannot open it."};
+            StepError{core::ErrorCode::corrupt_file, "The PDF is damaged or not a PDF: Poppler cannot open it."};
         return result;
     }
     // An owner password alone does not lock a PDF: Poppler opens it with the empty user
     // password, and the text is extracted whatever its permission flags say.
     if (doc->is_locked()) {
-        result.error = StepError{"encrypted_pdf", "The PDF is encrypted with a user password."};
+        result.error = StepError{core::ErrorCode::encrypted_pdf, "The PDF is encrypted with a user password."};
         return result;
     }
     const int page_count = doc->pages();
     if (page_count <= 0) {
-        result.error = StepError{"corrupt_file", "The PDF has no readable pages."};
+        result.error = StepError{core::ErrorCode::corrupt_file, "The PDF has no readable pages."};
         return result;
     }
     result.page_count = page_count;
@@ -305,7 +305,7 @@ TextResult extract_pdf_text(std::span<const unsigned char> bytes, const TextOpti
     for (int i = 0; i < to_read; ++i) {
         if (expired(options.deadline)) {
             result.error =
-                StepError{"timeout", "The job's time ran out after " + std::to_string(pages_done) +
+                StepError{core::ErrorCode::timeout, "The job's time ran out after " + std::to_string(pages_done) +
                                          " of " + std::to_string(page_count) + " PDF pages."};
             break;
         }
@@ -320,7 +320,7 @@ TextResult extract_pdf_text(std::span<const unsigned char> bytes, const TextOpti
             LayerPage& layer = layers[static_cast<std::size_t>(i)];
             if (!layer.done) {
                 // Its thread met the deadline, so the check above would have: the same outcome.
-                result.error = StepError{"timeout", "The job's time ran out after " +
+                result.error = StepError{core::ErrorCode::timeout, "The job's time ran out after " +
                                                         std::to_string(pages_done) + " of " +
                                                         std::to_string(page_count) + " PDF pages."};
                 break;
@@ -362,7 +362,7 @@ TextResult extract_pdf_text(std::span<const unsigned char> bytes, const TextOpti
         text += page_str;
         if (timed_out) {
             // The page's partial text is kept, but it does not count as read.
-            result.error = StepError{"timeout", "The job's time ran out while OCR read page " +
+            result.error = StepError{core::ErrorCode::timeout, "The job's time ran out while OCR read page " +
                                                     std::to_string(i + 1) + " of " +
                                                     std::to_string(page_count) + "."};
             break;

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "core/error_code.hpp"
+
 #include <chrono>
 #include <cstdint>
 #include <optional>
@@ -11,10 +13,7 @@ namespace extractors {
 /// A step's failure on the file's content: a spec error code (`corrupt_file`,
 /// `encrypted_pdf`, `too_many_pixels`, `timeout`, `memory_limit`, `crashed`) and one
 /// readable sentence.
-struct StepError {
-    std::string code;
-    std::string message;
-};
+using StepError = core::Failure;
 
 /// True when a decoder's error message says it ran out of memory (libjpeg's "Insufficient
 /// memory", glib's and libvips's "out of memory", libpng's "Out of memory"...). Under the
@@ -32,7 +31,7 @@ inline bool is_out_of_memory_message(std::string_view message) {
 
 /// The memory_limit failure of a decoder that ran out of memory.
 inline StepError memory_limit_error(std::string_view what, std::string_view detail) {
-    return StepError{"memory_limit", "The " + std::string(what) +
+    return StepError{core::ErrorCode::memory_limit, "The " + std::string(what) +
                                          " needs more memory than the job's budget (INGEST_JOB_MEMORY_MB) allows: " +
                                          std::string(detail) + "."};
 }

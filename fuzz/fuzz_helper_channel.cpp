@@ -23,7 +23,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         try {
             auto r = worker::helper_channel::result_from_json(m->json, m->blob);
             if (worker::validate_result(r, spec, "h", 1, worker::PipelineOptions{}).empty()) {
-                worker::combine_results({r}, spec, "h", 1, "", "crashed", "x");
+                worker::combine_results({r}, spec, "h", 1, "", core::Failure{core::ErrorCode::crashed, "x"});
             }
         } catch (const std::exception&) {
         }

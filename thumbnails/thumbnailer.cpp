@@ -52,9 +52,9 @@ struct BlobUnref {
 };
 using BlobPtr = std::unique_ptr<VipsBlob, BlobUnref>;
 
-Result failure(std::string code, std::string message) {
+Result failure(core::ErrorCode code, std::string message) {
     Result result;
-    result.error = Result::Error{std::move(code), std::move(message)};
+    result.error = Result::Error{code, std::move(message)};
     return result;
 }
 
@@ -63,7 +63,7 @@ bool expired(const Options& options) {
 }
 
 Result timed_out() {
-    return failure("timeout", "The thumbnail ran out of time.");
+    return failure(core::ErrorCode::timeout, "The thumbnail ran out of time.");
 }
 
 // The libvips message as one line, then the global error buffer cleared so the
@@ -186,7 +186,7 @@ Result encode_sizes(const vips::VImage& base, bool base_fits, const Options& opt
 
 Result render_image_unchecked(std::span<const unsigned char> bytes, const Options& options) {
     if (bytes.empty()) {
-        return failure("corrupt_file", "The image file is empty.");
+        return failure(core::ErrorCode::corrupt_file, "The image file is empty.");
     }
     // Borrowed, not copied: every image built on it is dropped before we return, and
     // the operation cache is off (see init), so nothing keeps a reference.
@@ -208,7 +208,7 @@ Result render_image_unchecked(std::span<const unsigned char> bytes, const Option
     }
     const auto pixels = static_cast<std::uint64_t>(width) * static_cast<std::uint64_t>(height);
     if (pixels > options.max_pixels) {
-        return failure("too_many_pixels", "The image is " + std::to_string(width) + "x" +
+        return failure(core::ErrorCode::too_many_pixels, "The image is " + std::to_string(width) + "x" +
                                               std::to_string(height) +
                                               " pixels, above the limit of " +
                                               std::to_string(options.max_pixels) + ".");
@@ -279,38 +279,38 @@ vips::VImage wrap_rendering(const poppler::image& rendered) {
 
 Result render_pdf_unchecked(std::span<const unsigned char> bytes, const Options& options) {
     if (bytes.empty()) {
-        return failure("corrupt_file", "The PDF file is empty.");
+        return failure(core::ErrorCode::corrupt_file, "The PDF file is empty.");
     }
     if (bytes.size() > static_cast<std::size_t>(INT_MAX)) {
-        return failure("corrupt_file",
+        return failure(core::ErrorCode::corrupt_file,
                        "The PDF is larger than Poppler can read from memory (2 GiB).");
     }
     std::unique_ptr<poppler::document> document(poppler::document::load_from_raw_data(
         reinterpret_cast<const char*>(bytes.data()), static_cast<int>(bytes.size())));
     if (!document) {
-        return failure("corrupt_file", "Poppler could not open the PDF.");
+        return failure(core::ErrorCode::corrupt_file, "Poppler could not open the PDF.");
     }
     if (document->is_locked()) {
-        return failure("encrypted_pdf", "The PDF is encrypted and needs a password.");
+        return failure(core::ErrorCode::encrypted_pdf, "The PDF is encrypted and needs a password.");
     }
     if (document->pages() < 1) {
-        return failure("corrupt_file", "The PDF has no pages.");
+        return failure(core::ErrorCode::corrupt_file, "The PDF has no pages.");
     }
     std::unique_ptr<poppler::page> page(document->create_page(0));
     if (!page) {
-        return failure("corrupt_file", "Poppler could not read the first page of the PDF.");
+        return failure(core::ErrorCode::corrupt_file, "Poppler could not read the first page of the PDF.");
     }
     const poppler::rectf box = page->page_rect(poppler::crop_box);
     const double long_side = std::max(box.width(), box.height());
     if (!std::isfinite(long_side) || long_side <= 0 || std::min(box.width(), box.height()) <= 0) {
-        return failure("corrupt_file", "The first page of the PDF has no size.");
+        return failure(core::ErrorCode::corrupt_file, "The first page of the PDF has no size.");
     }
     // The page at 72 dpi is its natural size: render it to fit the largest box directly
     // (cheap), never above 72 dpi, so a small page is not upscaled.
     const double dpi = 72.0 * std::min(1.0, k_largest / long_side);
     const double expected_pixels = (box.width() * dpi / 72.0 + 1) * (box.height() * dpi / 72.0 + 1);
     if (expected_pixels > static_cast<double>(options.max_pixels)) {
-        return failure("too_many_pixels",
+        return failure(core::ErrorCode::too_many_pixels,
                        "The first page of the PDF would render above the pixel limit.");
     }
     if (expired(options)) {
@@ -323,7 +323,7 @@ Result render_pdf_unchecked(std::span<const unsigned char> bytes, const Options&
     const poppler::image rendered = renderer.render_page(page.get(), dpi, dpi);
     if (!rendered.is_valid() || rendered.width() < 1 || rendered.height() < 1 ||
         rendered.format() != poppler::image::format_argb32) {
-        return failure("corrupt_file", "Poppler could not render the first page of the PDF.");
+        return failure(core::ErrorCode::corrupt_file, "Poppler could not render the first page of the PDF.");
     }
     if (expired(options)) {
         return timed_out();
@@ -348,13 +348,13 @@ Result guarded(Render&& render, std::span<const unsigned char> bytes, const Opti
             const auto e = extractors::memory_limit_error(what, message);
             return failure(e.code, e.message);
         }
-        return failure("corrupt_file",
+        return failure(core::ErrorCode::corrupt_file,
                        std::string("The ") + what + " could not be read: " + message + ".");
     } catch (const std::bad_alloc&) {
         throw;
     } catch (const std::exception& error) {
         vips_error_clear();
-        return failure("corrupt_file",
+        return failure(core::ErrorCode::corrupt_file,
                        std::string("The ") + what + " could not be read: " + error.what() + ".");
     }
 }

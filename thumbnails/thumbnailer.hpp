@@ -1,5 +1,7 @@
 #pragma once
 
+#include "core/error_code.hpp"
+
 #include <chrono>
 #include <cstdint>
 #include <optional>
@@ -28,10 +30,7 @@ struct Thumbnail {
 /// Result of one file; `error` set means the step failed with a spec code
 /// (`corrupt_file`, `too_many_pixels`, ...) and a readable sentence.
 struct Result {
-    struct Error {
-        std::string code;
-        std::string message;
-    };
+    using Error = core::Failure;
     std::optional<Error> error;
     std::vector<Thumbnail> thumbnails; // 288, 144, 72 when done
     std::optional<int> width;          // images only, after EXIF orientation

@@ -251,7 +251,7 @@ TEST(ImageText, BmpThroughLeptonica) {
     const std::string broken = bmp.substr(0, 40);
     const TextResult b = extract_image_text(as_bytes(broken), "image/bmp", {});
     ASSERT_TRUE(b.error);
-    EXPECT_EQ(b.error->code, "corrupt_file");
+    EXPECT_EQ(b.error->code, core::ErrorCode::corrupt_file);
 }
 
 TEST(ImageText, HeicWhereLibvipsReadsIt) {
@@ -312,7 +312,7 @@ TEST(ImageText, TooManyPixelsBeforeDecoding) {
     options.max_pixels = 1000;
     const TextResult r = extract_image_text(as_bytes(png), "image/png", options);
     ASSERT_TRUE(r.error);
-    EXPECT_EQ(r.error->code, "too_many_pixels");
+    EXPECT_EQ(r.error->code, core::ErrorCode::too_many_pixels);
     EXPECT_NE(r.error->message.find("pixels"), std::string::npos);
     EXPECT_TRUE(r.method.empty());
 }
@@ -328,16 +328,16 @@ TEST(ImageText, CorruptImagesFailWhereVipsheaderCannotRead) {
         const TextResult r = extract_file(path, mime_of(path));
         if (!reference_reads) {
             ASSERT_TRUE(r.error);
-            EXPECT_EQ(r.error->code, "corrupt_file");
+            EXPECT_EQ(r.error->code, core::ErrorCode::corrupt_file);
         } else if (r.error) {
-            EXPECT_FALSE(r.error->code.empty());
+            EXPECT_FALSE(core::is_file_level(r.error->code));
         }
     }
     for (const char* mime : {"image/png", "image/jpeg", "image/gif", "image/webp", "image/tiff"}) {
         const std::string junk(3000, '\x5a');
         const TextResult r = extract_image_text(as_bytes(junk), mime, {});
         ASSERT_TRUE(r.error) << mime;
-        EXPECT_EQ(r.error->code, "corrupt_file") << mime;
+        EXPECT_EQ(r.error->code, core::ErrorCode::corrupt_file) << mime;
         EXPECT_FALSE(r.error->message.empty());
     }
 }
@@ -348,7 +348,7 @@ TEST(ImageText, PastDeadlineIsTimeout) {
     options.deadline = std::chrono::steady_clock::now() - std::chrono::seconds(1);
     const TextResult r = extract_image_text(as_bytes(png), "image/png", options);
     ASSERT_TRUE(r.error);
-    EXPECT_EQ(r.error->code, "timeout");
+    EXPECT_EQ(r.error->code, core::ErrorCode::timeout);
 }
 
 TEST(ImageText, WhichTypesAreOcrd) {

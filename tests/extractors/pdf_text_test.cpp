@@ -347,7 +347,7 @@ TEST(PdfText, EncryptedWithUserPasswordIsEncryptedPdf) {
 
     const TextResult l = extract_file(locked);
     ASSERT_TRUE(l.error);
-    EXPECT_EQ(l.error->code, "encrypted_pdf");
+    EXPECT_EQ(l.error->code, core::ErrorCode::encrypted_pdf);
     EXPECT_FALSE(l.error->message.empty());
     EXPECT_TRUE(l.text.empty());
 
@@ -365,10 +365,10 @@ TEST(PdfText, CorpusEncryptedFilesOpenOrSayEncrypted) {
         const TextResult r = extract_file(path);
         if (!reference_reads) {
             ASSERT_TRUE(r.error) << name;
-            EXPECT_TRUE(r.error->code == "encrypted_pdf" || r.error->code == "corrupt_file")
+            EXPECT_TRUE(r.error->code == core::ErrorCode::encrypted_pdf || r.error->code == core::ErrorCode::corrupt_file)
                 << name;
         } else {
-            EXPECT_TRUE(!r.error || !r.error->code.empty()) << name;
+            EXPECT_TRUE(!r.error || !core::is_file_level(r.error->code)) << name;
         }
     }
 }
@@ -388,11 +388,11 @@ TEST(PdfText, CorruptFilesFailWhereThePdftotextCannotRead) {
         if (!reference_reads) {
             ++unreadable;
             ASSERT_TRUE(r.error) << "done where pdftotext fails";
-            EXPECT_TRUE(r.error->code == "corrupt_file" || r.error->code == "encrypted_pdf")
+            EXPECT_TRUE(r.error->code == core::ErrorCode::corrupt_file || r.error->code == core::ErrorCode::encrypted_pdf)
                 << r.error->code;
             EXPECT_FALSE(r.error->message.empty());
         } else if (r.error) {
-            EXPECT_FALSE(r.error->code.empty());
+            EXPECT_FALSE(core::is_file_level(r.error->code));
         } else {
             EXPECT_FALSE(r.method.empty());
         }
@@ -405,7 +405,7 @@ TEST(PdfText, NotAPdfIsCorrupt) {
          {std::string(), std::string("%PDF-1.7\n garbage"), std::string(4096, '\x01')}) {
         const TextResult r = extract_pdf_text(as_bytes(bytes), {});
         ASSERT_TRUE(r.error);
-        EXPECT_EQ(r.error->code, "corrupt_file");
+        EXPECT_EQ(r.error->code, core::ErrorCode::corrupt_file);
         EXPECT_TRUE(r.text.empty());
     }
 }
@@ -416,7 +416,7 @@ TEST(PdfText, PastDeadlineIsTimeoutWithPageCount) {
     options.deadline = std::chrono::steady_clock::now() - std::chrono::seconds(1);
     const TextResult r = extract_file(path, options);
     ASSERT_TRUE(r.error);
-    EXPECT_EQ(r.error->code, "timeout");
+    EXPECT_EQ(r.error->code, core::ErrorCode::timeout);
     EXPECT_EQ(r.page_count, 14);
     EXPECT_EQ(r.pages_read, 0);
 }
@@ -574,7 +574,7 @@ TEST(PdfText, ThreadedPastDeadlineIsTheSameTimeout) {
     options.pdf_threads = 2;
     const TextResult r = extract_pdf_text(as_bytes(pdf), options);
     ASSERT_TRUE(r.error);
-    EXPECT_EQ(r.error->code, "timeout");
+    EXPECT_EQ(r.error->code, core::ErrorCode::timeout);
     EXPECT_EQ(r.page_count, 40);
     EXPECT_EQ(r.pages_read, 0);
     EXPECT_TRUE(r.text.empty());

@@ -50,8 +50,8 @@ PipelineResult thumbs_part() {
 }
 
 TEST(HelperResults, UnfinishedStepGetsTheStopCode) {
-    auto r = worker::combine_results({thumbs_part()}, spec(), "h", 10, "application/pdf", "crashed",
-                                     "The parser process died with SIGSEGV.");
+    auto r = worker::combine_results({thumbs_part()}, spec(), "h", 10, "application/pdf", core::Failure{core::ErrorCode::crashed,
+                                     "The parser process died with SIGSEGV."});
     EXPECT_EQ(field(r, "thumbnail_status"), "done");
     EXPECT_EQ(field(r, "extraction_status"), "failed");
     EXPECT_EQ(field(r, "extraction_error_code"), "crashed");
@@ -65,7 +65,7 @@ TEST(HelperResults, UnfinishedStepGetsTheStopCode) {
 }
 
 TEST(HelperResults, DeathBeforeAnyResultFailsEveryStep) {
-    auto r = worker::combine_results({}, spec(), "h", 10, "", "timeout", "Out of time.");
+    auto r = worker::combine_results({}, spec(), "h", 10, "", core::Failure{core::ErrorCode::timeout, "Out of time."});
     EXPECT_EQ(field(r, "extraction_error_code"), "timeout");
     EXPECT_EQ(field(r, "thumbnail_error_code"), "timeout");
     EXPECT_EQ(field(r, "content_type"), "<absent>");
@@ -76,7 +76,7 @@ TEST(HelperResults, CompleteRunClearsOldErrorsAndOrdersTextFirst) {
     PipelineResult text;
     text.fields = {{"content_hash", "h"}, {"size_bytes", "10"}, {"extraction_status", "done"},
                    {"extracted_text", "hi"}};
-    auto r = worker::combine_results({thumbs_part(), text}, spec(), "h", 10, "application/pdf", "", "");
+    auto r = worker::combine_results({thumbs_part(), text}, spec(), "h", 10, "application/pdf", std::nullopt);
     EXPECT_FALSE(r.step_failed);
     EXPECT_TRUE(clears(r, "error_code"));
     EXPECT_TRUE(clears(r, "deduplicated_from"));

@@ -384,7 +384,7 @@ TEST_F(ThumbnailerTest, CorruptImagesFailAsValuesOrSucceed) {
         const Result result =
             thumbnails::render_image(as_bytes(testsupport::read_file(entry.path())), m_options);
         if (result.error) {
-            EXPECT_EQ(result.error->code, "corrupt_file");
+            EXPECT_EQ(result.error->code, core::ErrorCode::corrupt_file);
             EXPECT_FALSE(result.error->message.empty());
             EXPECT_TRUE(result.thumbnails.empty());
         } else {
@@ -400,7 +400,7 @@ TEST_F(ThumbnailerTest, GarbageAndTruncatedBytesAreCorrupt) {
                                      jpeg.substr(0, 200), std::string("\x89PNG\r\n\x1a\n", 8)}) {
         const Result result = thumbnails::render_image(as_bytes(bytes), m_options);
         ASSERT_TRUE(result.error);
-        EXPECT_EQ(result.error->code, "corrupt_file");
+        EXPECT_EQ(result.error->code, core::ErrorCode::corrupt_file);
         EXPECT_NE(result.error->message.find(' '), std::string::npos) << "a sentence";
     }
 }
@@ -415,8 +415,8 @@ TEST_F(ThumbnailerTest, CorruptAndEncryptedPdfsFailAsValues) {
         const Result result =
             thumbnails::render_pdf(as_bytes(testsupport::read_file(entry.path())), m_options);
         if (result.error) {
-            EXPECT_TRUE(result.error->code == "corrupt_file" ||
-                        result.error->code == "encrypted_pdf")
+            EXPECT_TRUE(result.error->code == core::ErrorCode::corrupt_file ||
+                        result.error->code == core::ErrorCode::encrypted_pdf)
                 << result.error->code;
         } else {
             EXPECT_EQ(result.thumbnails.size(), 3U);
@@ -425,7 +425,7 @@ TEST_F(ThumbnailerTest, CorruptAndEncryptedPdfsFailAsValues) {
     const Result garbage =
         thumbnails::render_pdf(as_bytes(std::string("%PDF-1.4 nothing")), m_options);
     ASSERT_TRUE(garbage.error);
-    EXPECT_EQ(garbage.error->code, "corrupt_file");
+    EXPECT_EQ(garbage.error->code, core::ErrorCode::corrupt_file);
 }
 
 TEST_F(ThumbnailerTest, PixelBombFailsFastWithBoundedMemory) {
@@ -464,7 +464,7 @@ TEST_F(ThumbnailerTest, PixelBombFailsFastWithBoundedMemory) {
     const Result result = thumbnails::render_image(as_bytes(png), m_options);
     const auto elapsed = std::chrono::steady_clock::now() - start;
     ASSERT_TRUE(result.error);
-    EXPECT_EQ(result.error->code, "too_many_pixels");
+    EXPECT_EQ(result.error->code, core::ErrorCode::too_many_pixels);
     EXPECT_NE(result.error->message.find("100000x100000"), std::string::npos)
         << result.error->message;
     EXPECT_LT(elapsed, std::chrono::seconds(1));
@@ -479,7 +479,7 @@ TEST_F(ThumbnailerTest, MaxPixelsIsTheFirstPageArea) {
     options.max_pixels = 1000 * 1000 - 1;
     const Result refused = thumbnails::render_image(as_bytes(jpeg), options);
     ASSERT_TRUE(refused.error);
-    EXPECT_EQ(refused.error->code, "too_many_pixels");
+    EXPECT_EQ(refused.error->code, core::ErrorCode::too_many_pixels);
 }
 
 TEST_F(ThumbnailerTest, SameInputGivesIdenticalBytes) {
@@ -512,11 +512,11 @@ TEST_F(ThumbnailerTest, PassedDeadlineIsATimeout) {
     const std::string jpeg = jpeg_of(gradient(300, 200));
     const Result image = thumbnails::render_image(as_bytes(jpeg), options);
     ASSERT_TRUE(image.error);
-    EXPECT_EQ(image.error->code, "timeout");
+    EXPECT_EQ(image.error->code, core::ErrorCode::timeout);
     INGEST_CORPUS_FILE(path, "pdf/text/tracemonkey.pdf");
     const Result pdf = thumbnails::render_pdf(as_bytes(testsupport::read_file(path)), options);
     ASSERT_TRUE(pdf.error);
-    EXPECT_EQ(pdf.error->code, "timeout");
+    EXPECT_EQ(pdf.error->code, core::ErrorCode::timeout);
 }
 
 TEST_F(ThumbnailerTest, DeadlineDuringTheDecodeIsATimeout) {
@@ -528,7 +528,7 @@ TEST_F(ThumbnailerTest, DeadlineDuringTheDecodeIsATimeout) {
     const auto start = std::chrono::steady_clock::now();
     const Result result = thumbnails::render_image(as_bytes(jpeg), options);
     ASSERT_TRUE(result.error);
-    EXPECT_EQ(result.error->code, "timeout");
+    EXPECT_EQ(result.error->code, core::ErrorCode::timeout);
     EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
 }
 
@@ -554,7 +554,7 @@ TEST_F(ThumbnailerTest, LoadersOutsideTheListAreBlocked) {
     for (const std::string& bytes : inputs) {
         const Result result = thumbnails::render_image(as_bytes(bytes), m_options);
         ASSERT_TRUE(result.error) << bytes.substr(0, 8);
-        EXPECT_EQ(result.error->code, "corrupt_file");
+        EXPECT_EQ(result.error->code, core::ErrorCode::corrupt_file);
     }
 }
 

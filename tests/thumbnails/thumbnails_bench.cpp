@@ -38,7 +38,7 @@ int main(int argc, char** argv) {
             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
                 .count());
         if (result.error) {
-            std::fprintf(stderr, "%s: %s\n", result.error->code.c_str(),
+            std::fprintf(stderr, "%s: %s\n", std::string(core::to_string(result.error->code)).c_str(),
                          result.error->message.c_str());
             return 1;
         }

@@ -36,7 +36,7 @@ TEST(Pipeline, PlainText) {
     TempDir d;
     testsupport::write_file(d.path() / "t", "hello, world\n");
     auto r = run(d.path() / "t");
-    EXPECT_EQ(r.result.file_error_code, "");
+    EXPECT_FALSE(r.result.file_error_code);
     EXPECT_EQ(r.fields["content_type"], "text/plain");
     EXPECT_EQ(r.fields["size_bytes"], "13");
     EXPECT_EQ(r.fields["content_hash"], "853ff93762a06ddbf722c4ebe9ddd66d8f63ddaea97f521c3ecc20da7c976020");
@@ -51,7 +51,7 @@ TEST(Pipeline, EmptyAndBinaryAreNotApplicable) {
     TempDir d;
     testsupport::write_file(d.path() / "e", "");
     auto e = run(d.path() / "e");
-    EXPECT_EQ(e.result.file_error_code, "");
+    EXPECT_FALSE(e.result.file_error_code);
     EXPECT_EQ(e.fields["size_bytes"], "0");
     EXPECT_EQ(e.fields["extraction_status"], "not_applicable");
     EXPECT_EQ(e.fields["thumbnail_status"], "not_applicable");
@@ -69,16 +69,16 @@ TEST(Pipeline, DeclaredSizeAndDigestChecked) {
     testsupport::write_file(d.path() / "t", "hello, world\n");
     JobSpec spec;
     spec.expected_size = 999;
-    EXPECT_EQ(run(d.path() / "t", spec).result.file_error_code, "size_mismatch");
+    EXPECT_EQ(run(d.path() / "t", spec).result.file_error_code, core::ErrorCode::size_mismatch);
     spec = {};
     spec.expected_sha256 = std::string(64, '0');
     auto r = run(d.path() / "t", spec);
-    EXPECT_EQ(r.result.file_error_code, "hash_mismatch");
+    EXPECT_EQ(r.result.file_error_code, core::ErrorCode::hash_mismatch);
     EXPECT_FALSE(r.fields["error"].empty());
     spec = {};
     spec.expected_size = 13;
     spec.expected_sha256 = "853ff93762a06ddbf722c4ebe9ddd66d8f63ddaea97f521c3ecc20da7c976020";
-    EXPECT_EQ(run(d.path() / "t", spec).result.file_error_code, "");
+    EXPECT_FALSE(run(d.path() / "t", spec).result.file_error_code);
 }
 
 TEST(Pipeline, LongTextIsCutInlineAndSpilledWhole) {
@@ -136,8 +136,8 @@ TEST(Pipeline, PdfNamedJpegIsAPdf) {
 }
 
 TEST(Pipeline, FileFailureClearsResults) {
-    auto r = worker::file_failure("storage_missing", "No file.");
-    EXPECT_EQ(r.file_error_code, "storage_missing");
+    auto r = worker::file_failure(core::ErrorCode::storage_missing, "No file.");
+    EXPECT_EQ(r.file_error_code, core::ErrorCode::storage_missing);
     bool clears_text = false;
     for (auto& c : r.clear) clears_text = clears_text || c == "extracted_text";
     EXPECT_TRUE(clears_text);

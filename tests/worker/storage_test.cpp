@@ -11,14 +11,13 @@ namespace {
 
 using testsupport::TempDir;
 using testsupport::write_file;
-using worker::FileError;
-using worker::Storage;
+using Storage = worker::FilesystemStore;
 
-std::string code_of(const Storage& s, const std::string& key, std::uint64_t max = 1 << 30) {
+std::string code_of(const worker::Store& s, const std::string& key, std::uint64_t max = 1 << 30) {
     try {
         s.open_input(key, max);
-    } catch (const FileError& e) {
-        return e.code();
+    } catch (const core::FileError& e) {
+        return std::string(core::to_string(e.code()));
     }
     return "ok";
 }
@@ -85,8 +84,8 @@ TEST_F(StorageFixture, SizeLimitBeforeReading) {
 
 TEST_F(StorageFixture, AtomicWritesMakeFoldersAndReplace) {
     Storage s(root);
-    s.write_atomic("thumbnails/f1/72.webp", "one");
-    s.write_atomic("thumbnails/f1/72.webp", "two");
+    s.write("thumbnails/f1/72.webp", "one");
+    s.write("thumbnails/f1/72.webp", "two");
     EXPECT_EQ(testsupport::read_file(root / "thumbnails/f1/72.webp"), "two");
     int entries = 0;
     for (auto& e : std::filesystem::directory_iterator(root / "thumbnails/f1")) {
@@ -100,7 +99,7 @@ TEST_F(StorageFixture, AtomicWritesMakeFoldersAndReplace) {
 TEST_F(StorageFixture, WritesNeverFollowSymlinkedFolders) {
     Storage s(root);
     std::filesystem::create_directory_symlink(outside.path(), root / "text");
-    EXPECT_THROW(s.write_atomic("text/f1.txt", "x"), FileError);
+    EXPECT_THROW(s.write("text/f1.txt", "x"), core::FileError);
     EXPECT_FALSE(std::filesystem::exists(outside.path() / "f1.txt"));
 }
 
@@ -109,9 +108,40 @@ TEST_F(StorageFixture, ImportCopiesStreaming) {
     std::string big(3 << 20, 'x');
     write_file(dir.path() / "src", big);
     int fd = ::open((dir.path() / "src").c_str(), O_RDONLY);
-    s.import_fd("uploads/ab/f", fd);
+    s.write_from("uploads/ab/f", fd);
     ::close(fd);
     EXPECT_EQ(std::filesystem::file_size(root / "uploads/ab/f"), big.size());
+}
+
+TEST_F(StorageFixture, CopyRemoveAndListGoThroughTheStoreInterface) {
+    Storage fs(root);
+    const worker::Store& s = fs;
+    s.write("thumbnails/f1/72.webp", "small");
+    s.copy("thumbnails/f1/72.webp", "thumbnails/f2/72.webp");
+    EXPECT_EQ(s.read_all("thumbnails/f2/72.webp", 100), "small");
+    EXPECT_EQ(code_of(s, "thumbnails/f3/72.webp"), "storage_missing");
+
+    std::vector<std::string> keys;
+    s.list("thumbnails/", [&](const std::string& k) { keys.push_back(k); });
+    std::sort(keys.begin(), keys.end());
+    EXPECT_EQ(keys, (std::vector<std::string>{"thumbnails/f1/72.webp", "thumbnails/f2/72.webp"}));
+    keys.clear();
+    s.list("nothing/", [&](const std::string& k) { keys.push_back(k); });
+    EXPECT_TRUE(keys.empty());
+
+    s.remove("thumbnails/f1/72.webp");
+    s.remove("thumbnails/f1/72.webp"); // gone already: not an error
+    s.remove("never/was/here.txt");
+    EXPECT_EQ(code_of(s, "thumbnails/f1/72.webp"), "storage_missing");
+    EXPECT_EQ(s.describe("a/b"), (root / "a/b").string());
+}
+
+TEST_F(StorageFixture, ListNeverFollowsSymlinks) {
+    Storage s(root);
+    std::filesystem::create_directory_symlink(outside.path(), root / "real/link");
+    std::vector<std::string> keys;
+    s.list("", [&](const std::string& k) { keys.push_back(k); });
+    EXPECT_EQ(keys, (std::vector<std::string>{"real/in.blob"}));
 }
 
 } // namespace

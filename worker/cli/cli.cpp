@@ -10,7 +10,7 @@
 #include "worker/helper/pool.hpp"
 #include "worker/config/log.hpp"
 #include "worker/pipeline/pipeline.hpp"
-#include "worker/storage/filesystem_store.hpp"
+#include "worker/storage/store.hpp"
 
 #include <cerrno>
 #include <cstdio>
@@ -116,10 +116,10 @@ int cmd_process(const Config& config, const std::vector<std::string>& files, con
         std::cerr << "ingestd process: invalid --steps: expected text, thumbnails or both, got \"" << steps << "\"\n";
         return k_exit_usage;
     }
-    std::unique_ptr<Storage> out;
+    std::unique_ptr<Store> out;
     try {
-        out = std::make_unique<Storage>(out_dir, true);
-    } catch (const FileError& e) {
+        out = open_store(out_dir, true);
+    } catch (const core::FileError& e) {
         std::cerr << "ingestd process: " << e.what() << "\n";
         return k_exit_usage;
     }
@@ -142,16 +142,16 @@ int cmd_process(const Config& config, const std::vector<std::string>& files, con
         try {
             core::Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
             if (!fd) {
-                throw FileError(errno == ENOENT ? "storage_missing" : "storage_error",
+                throw core::FileError(errno == ENOENT ? core::ErrorCode::storage_missing : core::ErrorCode::storage_error,
                                 "The file cannot be opened: " + std::string(std::strerror(errno)) + ".");
             }
             struct stat st {};
             if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
-                throw FileError("not_regular_file", "The path is not a regular file.");
+                throw core::FileError(core::ErrorCode::not_regular_file, "The path is not a regular file.");
             }
             auto size = static_cast<std::uint64_t>(st.st_size);
             if (size > config.max_file_bytes) {
-                throw FileError("too_large", "The file is " + std::to_string(size) +
+                throw core::FileError(core::ErrorCode::too_large, "The file is " + std::to_string(size) +
                                                  " bytes, over the limit of " +
                                                  std::to_string(config.max_file_bytes) + " bytes.");
             }
@@ -161,12 +161,12 @@ int cmd_process(const Config& config, const std::vector<std::string>& files, con
             spec.file_id = file_id;
             options.deadline = started + std::chrono::seconds(config.job_timeout_s);
             result = helper.analyse(fd.get(), size, hash, spec, options);
-            for (const auto& o : result.outputs) out->write_atomic(o.key, o.bytes);
-        } catch (const FileError& e) {
+            for (const auto& o : result.outputs) out->write(o.key, o.bytes);
+        } catch (const core::FileError& e) {
             result = file_failure(e.code(), e.what());
         }
         Pairs fields = std::move(result.fields);
-        fields.insert(fields.begin(), {"status", result.file_error_code.empty() ? "done" : "failed"});
+        fields.insert(fields.begin(), {"status", !result.file_error_code ? "done" : "failed"});
         fields.emplace_back("started_at", started_at);
         fields.emplace_back("finished_at", jobs::utc_now_rfc3339());
         fields.emplace_back("duration_ms", std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -203,7 +203,8 @@ int cmd_submit(const Config& config, const std::vector<std::string>& files, bool
         std::cerr << "ingestd submit: invalid --steps: expected text, thumbnails or both, got \"" << steps << "\"\n";
         return k_exit_usage;
     }
-    Storage storage(config.storage_root, true);
+    const std::unique_ptr<Store> store = open_store(config.storage_root, true);
+    const Store& storage = *store;
     auto names = names_of(config);
     jobs::Redis redis = connect(config);
     std::vector<std::string> ids;
@@ -216,7 +217,7 @@ int cmd_submit(const Config& config, const std::vector<std::string>& files, bool
         }
         const std::string file_id = "f" + random_hex(31);
         const std::string key = "uploads/" + file_id.substr(1, 2) + "/" + file_id;
-        storage.import_fd(key, fd.get());
+        storage.write_from(key, fd.get());
         std::string name = std::filesystem::path(path).filename().string();
         Pairs meta = {{"status", "pending"},      {"storage_key", key},
                       {"steps", parsed.event.steps}, {"name", name},

@@ -138,7 +138,8 @@ void sleep_unless(const std::atomic<bool>& flag, std::chrono::milliseconds d) {
 } // namespace
 
 int run_daemon(const Config& config) {
-    Storage storage(config.storage_root, true);
+    const std::unique_ptr<Store> store = open_store(config.storage_root, true);
+    const Store& storage = *store;
     jobs::QueueNames names;
     names.stream = config.stream;
     names.group = config.group;

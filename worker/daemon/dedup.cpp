@@ -19,7 +19,7 @@ bool has_step(const std::string& steps, const char* step) {
 } // namespace
 
 std::optional<PipelineResult> reuse_identical(jobs::Redis& redis, const jobs::QueueNames& names,
-                                              const Storage& storage, const std::string& sha256,
+                                              const Store& storage, const std::string& sha256,
                                               const JobSpec& spec, const std::string& pipeline_version) {
     jobs::Reply source = redis.command({"GET", names.hash_index_key(sha256)});
     if (source.type != jobs::Reply::Type::string || source.str == spec.file_id || source.str.empty()) {
@@ -81,10 +81,9 @@ std::optional<PipelineResult> reuse_identical(jobs::Redis& redis, const jobs::Qu
     }
     try {
         for (const auto& [from_key, to_key] : copies) {
-            Storage::Input in = storage.open_input(from_key, UINT64_MAX);
-            storage.import_fd(to_key, in.fd.get());
+            storage.copy(from_key, to_key);
         }
-    } catch (const FileError&) {
+    } catch (const core::FileError&) {
         return std::nullopt; // an output of the source is gone: compute afresh
     }
     f.emplace_back("deduplicated_from", from);

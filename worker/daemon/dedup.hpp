@@ -3,7 +3,7 @@
 #include "jobs/queue.hpp"
 #include "jobs/redis.hpp"
 #include "worker/pipeline/pipeline.hpp"
-#include "worker/storage/filesystem_store.hpp"
+#include "worker/storage/store.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -21,7 +21,7 @@ inline constexpr std::uint64_t k_dedup_min_bytes = 64 * 1024;
 /// set. Returns nullopt when there is nothing to reuse or anything is in doubt (the caller
 /// then computes the result). Throws jobs::RedisIoError when Redis is unreachable.
 std::optional<PipelineResult> reuse_identical(jobs::Redis& redis, const jobs::QueueNames& names,
-                                              const Storage& storage, const std::string& sha256,
+                                              const Store& storage, const std::string& sha256,
                                               const JobSpec& spec, const std::string& pipeline_version);
 
 } // namespace worker

@@ -31,7 +31,7 @@ std::string content_kind(const std::vector<std::pair<std::string, std::string>>&
 
 } // namespace
 
-JobRunner::JobRunner(const Config& config, const jobs::Queue& queue, const Storage& storage,
+JobRunner::JobRunner(const Config& config, const jobs::Queue& queue, const Store& storage,
                      Metrics& metrics, const std::atomic<bool>& stopping, Analyse analyse)
     : m_config(config), m_queue(queue), m_storage(storage), m_metrics(metrics),
       m_stopping(stopping), m_analyse(std::move(analyse)),
@@ -135,7 +135,7 @@ void JobRunner::run(const jobs::Delivery& d, const std::function<bool()>& lease_
         PipelineResult result;
         std::uint64_t parsed_size = 0;
         if (parsed.verdict == jobs::ParsedEntry::Verdict::invalid_event) {
-            result = file_failure("invalid_event", parsed.reason);
+            result = file_failure(core::ErrorCode::invalid_event, parsed.reason);
         } else {
             JobSpec spec;
             spec.file_id = ev.file_id;
@@ -149,7 +149,7 @@ void JobRunner::run(const jobs::Delivery& d, const std::function<bool()>& lease_
             for (int attempt = 0;; ++attempt) {
                 try {
                     auto t0 = Clock::now();
-                    Storage::Input in = m_storage.open_input(ev.storage_key, m_config.max_file_bytes);
+                    Store::Input in = m_storage.open_input(ev.storage_key, m_config.max_file_bytes);
                     parsed_size = in.size;
                     std::string hash = hash_and_check(in.fd.get(), in.size, spec);
                     m_metrics.bytes_hashed += static_cast<long long>(in.size);
@@ -170,10 +170,10 @@ void JobRunner::run(const jobs::Delivery& d, const std::function<bool()>& lease_
                     m_metrics.stage("analyse", seconds_since(t1));
                     if (abandoned("analyse")) return;
                     for (const auto& out : result.outputs) {
-                        m_storage.write_atomic(out.key, out.bytes);
+                        m_storage.write(out.key, out.bytes);
                     }
                     break;
-                } catch (const FileError& e) {
+                } catch (const core::FileError& e) {
                     if (e.transient() && attempt < 3 && !m_stopping) {
                         auto wait = backoff.next();
                         log::warn("storage error, retrying", {{"file_id", ev.file_id}, {"error", e.what()}});
@@ -187,7 +187,7 @@ void JobRunner::run(const jobs::Delivery& d, const std::function<bool()>& lease_
         }
 
         auto fields = std::move(result.fields);
-        fields.emplace_back("status", result.file_error_code.empty() ? "done" : "failed");
+        fields.emplace_back("status", !result.file_error_code ? "done" : "failed");
         fields.insert(fields.end(), common.begin(), common.end());
         fields.emplace_back("finished_at", jobs::utc_now_rfc3339());
         fields.emplace_back("duration_ms", std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -205,7 +205,7 @@ void JobRunner::run(const jobs::Delivery& d, const std::function<bool()>& lease_
             return kv.first.size() >= 10 && kv.first.compare(kv.first.size() - 10, 10, "error_code") == 0 &&
                    (kv.second == "timeout" || kv.second == "crashed" || kv.second == "memory_limit");
         });
-        const std::string index_hash = result.file_error_code.empty() && !reused && !stopped &&
+        const std::string index_hash = !result.file_error_code && !reused && !stopped &&
                                                parsed_size >= k_dedup_min_bytes
                                            ? result.content_hash : std::string();
         if (abandoned("commit")) return;
@@ -216,7 +216,7 @@ void JobRunner::run(const jobs::Delivery& d, const std::function<bool()>& lease_
         m_metrics.stage("commit", seconds_since(t2));
         m_metrics.stage("total", seconds_since(started));
         const std::string outcome = f != jobs::Fence::ok ? jobs::to_string(f)
-                                    : result.file_error_code.empty() ? "done" : "failed";
+                                    : !result.file_error_code ? "done" : "failed";
         m_metrics.job(outcome, kind);
         const std::string ms = std::to_string(
             std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started).count());
@@ -225,9 +225,9 @@ void JobRunner::run(const jobs::Delivery& d, const std::function<bool()>& lease_
             log::warn("lease lost before the commit; result discarded",
                       {{"file_id", ev.file_id}, {"event_id", d.entry_id}, {"stage", "commit"},
                        {"duration_ms", ms}});
-        } else if (!result.file_error_code.empty()) {
+        } else if (result.file_error_code) {
             log::warn("file failed: " + result.file_error, {{"file_id", ev.file_id}, {"event_id", d.entry_id},
-                                                            {"error_code", result.file_error_code},
+                                                            {"error_code", std::string(core::to_string(*result.file_error_code))},
                                                             {"stage", "commit"}, {"duration_ms", ms},
                                                             {"fence", jobs::to_string(f)}});
         } else if (reused) {

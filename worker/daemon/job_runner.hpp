@@ -4,7 +4,7 @@
 #include "jobs/redis.hpp"
 #include "worker/config/config.hpp"
 #include "worker/pipeline/pipeline.hpp"
-#include "worker/storage/filesystem_store.hpp"
+#include "worker/storage/store.hpp"
 
 #include <atomic>
 #include <functional>
@@ -23,7 +23,7 @@ public:
     using Analyse = std::function<PipelineResult(int fd, std::uint64_t size, const std::string& hash,
                                                  const JobSpec& spec, const PipelineOptions& options)>;
 
-    JobRunner(const Config& config, const jobs::Queue& queue, const Storage& storage,
+    JobRunner(const Config& config, const jobs::Queue& queue, const Store& storage,
               Metrics& metrics, const std::atomic<bool>& stopping, Analyse analyse);
 
     /// Handles one delivery; never throws (every failure is logged, and the entry is either
@@ -38,7 +38,7 @@ private:
 
     const Config& m_config;
     const jobs::Queue& m_queue;
-    const Storage& m_storage;
+    const Store& m_storage;
     Metrics& m_metrics;
     const std::atomic<bool>& m_stopping;
     Analyse m_analyse;

@@ -231,7 +231,7 @@ nlohmann::json to_json(const PipelineResult& r, std::string& blob) {
         outputs.push_back({{"key", o.key}, {"size", o.bytes.size()}});
         blob += o.bytes;
     }
-    return {{"file_error_code", r.file_error_code},
+    return {{"file_error_code", r.file_error_code ? std::string(core::to_string(*r.file_error_code)) : ""},
             {"file_error", r.file_error},
             {"content_hash", r.content_hash},
             {"fields", fields},
@@ -243,7 +243,10 @@ nlohmann::json to_json(const PipelineResult& r, std::string& blob) {
 PipelineResult result_from_json(const nlohmann::json& j, const std::string& blob) {
     PipelineResult r;
     try {
-        r.file_error_code = j.at("file_error_code").get<std::string>();
+        if (const auto code = j.at("file_error_code").get<std::string>(); !code.empty()) {
+            r.file_error_code = core::parse_error_code(code);
+            if (!r.file_error_code) throw std::runtime_error("unknown file_error_code");
+        }
         r.file_error = j.at("file_error").get<std::string>();
         r.content_hash = j.at("content_hash").get<std::string>();
         for (const auto& kv : j.at("fields")) {

@@ -114,7 +114,7 @@ const std::string* find_field(const std::vector<std::pair<std::string, std::stri
 }
 
 struct Death {
-    std::string code;
+    core::ErrorCode code = core::ErrorCode::crashed;
     std::string message;
     bool counted = false; // a parser crash for the metrics
 };
@@ -326,7 +326,8 @@ PipelineResult Helper::analyse(int fd, std::uint64_t size, const std::string& ha
             log::warn(std::string("parser helper start failed: ") + e.what(), {{"file_id", spec.file_id}});
             if (attempt == 1) {
                 if (m_settings.on_crash) m_settings.on_crash();
-                return combine_results({}, spec, hash, size, "", "crashed", "The parser process could not start.");
+                return combine_results({}, spec, hash, size, "",
+                                       core::Failure{core::ErrorCode::crashed, "The parser process could not start."});
             }
         }
     }
@@ -408,7 +409,7 @@ PipelineResult Helper::analyse(int fd, std::uint64_t size, const std::string& ha
     }
 
     if (finished) {
-        PipelineResult r = combine_results(parts, spec, hash, size, content_type, "", "");
+        PipelineResult r = combine_results(parts, spec, hash, size, content_type, std::nullopt);
         const bool complete = (!spec.step_text || find_field(r.fields, "extraction_status")) &&
                               (!spec.step_thumbnails || find_field(r.fields, "thumbnail_status"));
         if (complete) {
@@ -451,31 +452,31 @@ PipelineResult Helper::analyse(int fd, std::uint64_t size, const std::string& ha
     const bool near_limit = limit > 0 && peak * 10 >= limit * 8;
     const std::string budget = std::to_string(m_settings.memory_mb);
     if (!invalid.empty()) {
-        death = {"crashed", "The parser process returned an invalid result (" + invalid + ").", true};
+        death = {core::ErrorCode::crashed, "The parser process returned an invalid result (" + invalid + ").", true};
     } else if (killed_for_time) {
-        death = {"timeout", "The job ran out of its time budget and the parser process was stopped.", false};
+        death = {core::ErrorCode::timeout, "The job ran out of its time budget and the parser process was stopped.", false};
     } else if (got == dead && WIFSIGNALED(status)) {
         const int sig = WTERMSIG(status);
         if (sig == SIGXCPU) {
-            death = {"timeout", "The parser process ran out of its CPU time budget.", false};
+            death = {core::ErrorCode::timeout, "The parser process ran out of its CPU time budget.", false};
         } else if (near_limit && (sig == SIGABRT || sig == SIGSEGV || sig == SIGBUS || sig == SIGKILL)) {
-            death = {"memory_limit", "The parser process ran out of its memory budget of " + budget + " MB.", true};
+            death = {core::ErrorCode::memory_limit, "The parser process ran out of its memory budget of " + budget + " MB.", true};
         } else {
-            death = {"crashed", "The parser process died with " + signal_name(sig) + ".", true};
+            death = {core::ErrorCode::crashed, "The parser process died with " + signal_name(sig) + ".", true};
         }
     } else if (got == dead && WIFEXITED(status) && WEXITSTATUS(status) == k_helper_exit_out_of_memory) {
-        death = {"memory_limit", "The parser process ran out of its memory budget of " + budget + " MB.", true};
+        death = {core::ErrorCode::memory_limit, "The parser process ran out of its memory budget of " + budget + " MB.", true};
     } else {
-        death = {"crashed", "The parser process exited unexpectedly (status " +
+        death = {core::ErrorCode::crashed, "The parser process exited unexpectedly (status " +
                                 std::to_string(got == dead && WIFEXITED(status) ? WEXITSTATUS(status) : -1) + ").",
                  true};
     }
     if (death.counted && m_settings.on_crash) m_settings.on_crash();
     start_quietly(); // the next job finds it warm
     log::warn("parser helper stopped during a job: " + death.message,
-              {{"file_id", spec.file_id}, {"pid", std::to_string(dead)}, {"error_code", death.code},
+              {{"file_id", spec.file_id}, {"pid", std::to_string(dead)}, {"error_code", std::string(core::to_string(death.code))},
                {"peak_bytes", std::to_string(peak)}});
-    return combine_results(parts, spec, hash, size, content_type, death.code, death.message);
+    return combine_results(parts, spec, hash, size, content_type, core::Failure{death.code, death.message});
 }
 
 // ---- process ---------------------------------------------------------------------------
@@ -497,7 +498,7 @@ PipelineResult OnDemandHelper::analyse(int fd, std::uint64_t size, const std::st
 
 PipelineResult combine_results(const std::vector<PipelineResult>& parts, const JobSpec& spec,
                                const std::string& hash, std::uint64_t size, const std::string& content_type,
-                               const std::string& code, const std::string& message) {
+                               const std::optional<core::Failure>& stopped) {
     PipelineResult out;
     out.content_hash = hash;
     std::string type = content_type;
@@ -520,13 +521,13 @@ PipelineResult combine_results(const std::vector<PipelineResult>& parts, const J
             out.step_failed = out.step_failed || p.step_failed;
         }
     }
-    if (!code.empty()) {
+    if (stopped) {
         for (auto [wanted, prefix] : {std::pair{spec.step_text, "extraction"}, std::pair{spec.step_thumbnails, "thumbnail"}}) {
             const std::string p = prefix;
             if (!wanted || find_field(out.fields, p + "_status")) continue;
             out.fields.emplace_back(p + "_status", "failed");
-            out.fields.emplace_back(p + "_error_code", code);
-            out.fields.emplace_back(p + "_error", message);
+            out.fields.emplace_back(p + "_error_code", std::string(core::to_string(stopped->code)));
+            out.fields.emplace_back(p + "_error", stopped->message);
             out.step_failed = true;
         }
     }
@@ -558,7 +559,7 @@ std::string validate_result(const PipelineResult& r, const JobSpec& spec, const 
                             std::uint64_t size, const PipelineOptions& options) {
     std::set<std::string> allowed = {"content_hash", "size_bytes", "content_type", "error_code", "error"};
     for (const auto& f : step_fields(true, true)) allowed.insert(f);
-    if (!r.file_error_code.empty()) return "a file-level failure";
+    if (r.file_error_code) return "a file-level failure";
     std::set<std::string> seen;
     for (const auto& [k, v] : r.fields) {
         if (!allowed.count(k)) return "an unknown field " + k.substr(0, 40);

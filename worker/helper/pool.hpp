@@ -118,7 +118,7 @@ private:
 /// that stopped them (`code` empty: none). Exposed for tests.
 PipelineResult combine_results(const std::vector<PipelineResult>& parts, const JobSpec& spec,
                                const std::string& hash, std::uint64_t size, const std::string& content_type,
-                               const std::string& code, const std::string& message);
+                               const std::optional<core::Failure>& stopped);
 
 /// Checks a helper's result before adoption: known fields only, UTF-8 text, the expected
 /// output keys, WebP files that are WebP and not too large. Returns the problem, or "".

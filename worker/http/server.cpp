@@ -5,7 +5,7 @@
 #include "worker/http/dashboard.hpp"
 #include "worker/config/log.hpp"
 #include "worker/http/metrics.hpp"
-#include "worker/storage/filesystem_store.hpp"
+#include "worker/storage/store.hpp"
 
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
@@ -283,8 +283,7 @@ struct HttpServer::Impl : std::enable_shared_from_this<HttpServer::Impl> {
                 }
                 if (key.empty()) return reply(http::status::not_found, "text/plain", "no thumbnail\n");
                 try {
-                    Storage storage(server->config.storage_root, false);
-                    std::string bytes = storage.read_all(key, 64 << 20);
+                    std::string bytes = open_store(server->config.storage_root, false)->read_all(key, 64 << 20);
                     std::string etag = "\"" + hash + "-" + size + "-" + std::to_string(bytes.size()) + "\"";
                     res.set(http::field::etag, etag);
                     res.set(http::field::cache_control, "private, max-age=3600");

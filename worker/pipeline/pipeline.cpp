@@ -5,7 +5,7 @@
 
 #include "extractors/sniff/hash.hpp"
 #include "extractors/sniff/ocr_langs.hpp"
-#include "worker/storage/filesystem_store.hpp"
+#include "worker/storage/store.hpp"
 #include "worker/config/version.hpp"
 
 #include <algorithm>
@@ -60,26 +60,26 @@ std::string hash_and_check(int fd, std::uint64_t size, const JobSpec& spec) {
     try {
         h = extractors::sha256_fd(fd);
     } catch (const extractors::ReadError& e) {
-        throw FileError("storage_error", std::string("The stored file cannot be read: ") + e.what() + ".", true);
+        throw core::FileError(core::ErrorCode::storage_error, std::string("The stored file cannot be read: ") + e.what() + ".", true);
     }
     if (spec.expected_size && *spec.expected_size != h.bytes) {
-        throw FileError("size_mismatch", "The file is " + std::to_string(h.bytes) +
+        throw core::FileError(core::ErrorCode::size_mismatch, "The file is " + std::to_string(h.bytes) +
                                              " bytes but the event declared " +
                                              std::to_string(*spec.expected_size) + ".");
     }
     if (!spec.expected_sha256.empty() && spec.expected_sha256 != h.sha256_hex) {
-        throw FileError("hash_mismatch", "The file's SHA-256 is " + h.sha256_hex +
+        throw core::FileError(core::ErrorCode::hash_mismatch, "The file's SHA-256 is " + h.sha256_hex +
                                              " but the event declared " + spec.expected_sha256 + ".");
     }
     (void)size;
     return h.sha256_hex;
 }
 
-PipelineResult file_failure(const std::string& code, const std::string& message) {
+PipelineResult file_failure(core::ErrorCode code, const std::string& message) {
     PipelineResult r;
     r.file_error_code = code;
     r.file_error = message;
-    r.fields = {{"error_code", code}, {"error", message}};
+    r.fields = {{"error_code", std::string(core::to_string(code))}, {"error", message}};
     r.clear = step_fields(true, true);
     for (const char* k : {"content_hash", "size_bytes", "content_type", "deduplicated_from"}) {
         r.clear.emplace_back(k);

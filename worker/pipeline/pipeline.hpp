@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/error_code.hpp"
 #include "worker/config/config.hpp"
 
 #include <chrono>
@@ -52,7 +53,7 @@ struct OutputFile {
 /// fields to delete (those of steps that ran but have no value now), and output files.
 /// `file_error_code` set means the whole file failed (status=failed).
 struct PipelineResult {
-    std::string file_error_code;
+    std::optional<core::ErrorCode> file_error_code;
     std::string file_error;
     std::string content_hash;
     std::vector<std::pair<std::string, std::string>> fields;
@@ -61,7 +62,7 @@ struct PipelineResult {
     bool step_failed = false; // some step failed (status stays done)
 };
 
-/// Hashes the input, checks declared size and digest. Throws FileError (size_mismatch,
+/// Hashes the input, checks declared size and digest. Throws core::FileError (size_mismatch,
 /// hash_mismatch, storage_error) on a file-level failure.
 std::string hash_and_check(int fd, std::uint64_t size, const JobSpec& spec);
 
@@ -78,7 +79,7 @@ PipelineResult run_pipeline(int fd, std::uint64_t size, const JobSpec& spec,
                             const PipelineOptions& options);
 
 /// Builds the fields of a whole-file failure.
-PipelineResult file_failure(const std::string& code, const std::string& message);
+PipelineResult file_failure(core::ErrorCode code, const std::string& message);
 
 /// What analyse() gives a file of a type no step applies to (`mime` detected from the
 /// bytes, kind other, or an empty file): both steps not_applicable. Needs no parser.

@@ -1,8 +1,10 @@
 #include "worker/storage/filesystem_store.hpp"
 
+#include "worker/storage/atomic_file.hpp"
+
 #include <cerrno>
 #include <cstring>
-#include <random>
+#include <dirent.h>
 
 #include <fcntl.h>
 #include <linux/openat2.h>
@@ -29,33 +31,21 @@ std::string errno_text(int err) { return std::strerror(err); }
 
 bool io_error(int err) { return err == EIO || err == EAGAIN || err == ENOMEM || err == EMFILE || err == ENFILE || err == EINTR; }
 
-std::string random_suffix() {
-    thread_local std::mt19937_64 rng(std::random_device{}());
-    static constexpr char k_digits[] = "0123456789abcdef";
-    std::string s;
-    auto v = rng();
-    for (int i = 0; i < 12; ++i) {
-        s.push_back(k_digits[v & 0xF]);
-        v >>= 4;
-    }
-    return s;
-}
-
 } // namespace
 
-Storage::Storage(const std::filesystem::path& root, bool create) : m_root(root) {
+FilesystemStore::FilesystemStore(const std::filesystem::path& root, bool create) : m_root(root) {
     std::error_code ec;
     if (create) {
         std::filesystem::create_directories(root, ec);
     }
     m_root_fd.reset(::open(root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
     if (!m_root_fd) {
-        throw FileError("storage_error", "cannot open the storage root " + root.string() + ": " +
+        throw core::FileError(core::ErrorCode::storage_error, "cannot open the storage root " + root.string() + ": " +
                                              errno_text(errno));
     }
 }
 
-Storage::Input Storage::open_input(const std::string& key, std::uint64_t max_bytes) const {
+Store::Input FilesystemStore::open_input(const std::string& key, std::uint64_t max_bytes) const {
     // O_NONBLOCK so that opening a FIFO never waits for a writer; O_NOFOLLOW for the leaf.
     int fd = openat2_beneath(m_root_fd.get(), key, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
     if (fd < 0) {
@@ -63,36 +53,36 @@ Storage::Input Storage::open_input(const std::string& key, std::uint64_t max_byt
         switch (err) {
         case ENOENT:
         case ENOTDIR:
-            throw FileError("storage_missing", "No file is stored under this storage_key.");
+            throw core::FileError(core::ErrorCode::storage_missing, "No file is stored under this storage_key.");
         case ELOOP:
         case EXDEV:
-            throw FileError("not_regular_file",
+            throw core::FileError(core::ErrorCode::not_regular_file,
                             "The storage_key leads through a symbolic link or out of the storage root.");
         case EISDIR:
-            throw FileError("not_regular_file", "The storage_key names a folder, not a file.");
+            throw core::FileError(core::ErrorCode::not_regular_file, "The storage_key names a folder, not a file.");
         case EACCES:
         case EPERM:
-            throw FileError("storage_error", "The stored file cannot be opened: " + errno_text(err) + ".");
+            throw core::FileError(core::ErrorCode::storage_error, "The stored file cannot be opened: " + errno_text(err) + ".");
         default:
-            throw FileError("storage_error", "The stored file cannot be opened: " + errno_text(err) + ".",
+            throw core::FileError(core::ErrorCode::storage_error, "The stored file cannot be opened: " + errno_text(err) + ".",
                             io_error(err));
         }
     }
     core::Fd owned(fd);
     struct stat st {};
     if (::fstat(fd, &st) != 0) {
-        throw FileError("storage_error", "The stored file cannot be examined: " + errno_text(errno) + ".", true);
+        throw core::FileError(core::ErrorCode::storage_error, "The stored file cannot be examined: " + errno_text(errno) + ".", true);
     }
     if (S_ISDIR(st.st_mode)) {
-        throw FileError("not_regular_file", "The storage_key names a folder, not a file.");
+        throw core::FileError(core::ErrorCode::not_regular_file, "The storage_key names a folder, not a file.");
     }
     if (!S_ISREG(st.st_mode)) {
-        throw FileError("not_regular_file",
+        throw core::FileError(core::ErrorCode::not_regular_file,
                         "The storage_key names a FIFO, device or socket, not a regular file.");
     }
     auto size = static_cast<std::uint64_t>(st.st_size);
     if (size > max_bytes) {
-        throw FileError("too_large", "The file is " + std::to_string(size) +
+        throw core::FileError(core::ErrorCode::too_large, "The file is " + std::to_string(size) +
                                          " bytes, over the limit of " + std::to_string(max_bytes) + " bytes.");
     }
     // Back to blocking reads now that we know it is a regular file.
@@ -101,7 +91,7 @@ Storage::Input Storage::open_input(const std::string& key, std::uint64_t max_byt
     return Input{std::move(owned), size};
 }
 
-core::Fd Storage::open_parent(const std::string& key, std::string& leaf) const {
+core::Fd FilesystemStore::open_parent(const std::string& key, std::string& leaf) const {
     auto slash = key.rfind('/');
     leaf = slash == std::string::npos ? key : key.substr(slash + 1);
     if (slash == std::string::npos) {
@@ -117,7 +107,7 @@ core::Fd Storage::open_parent(const std::string& key, std::string& leaf) const {
         core::Fd parent(openat2_beneath(m_root_fd.get(), prefix, O_PATH | O_DIRECTORY));
         if (!parent) {
             if (errno != ENOENT) {
-                throw FileError("storage_error", "cannot open output folder " + prefix + ": " + errno_text(errno));
+                throw core::FileError(core::ErrorCode::storage_error, "cannot open output folder " + prefix + ": " + errno_text(errno));
             }
             std::string up, name = prefix;
             auto s = prefix.rfind('/');
@@ -130,109 +120,91 @@ core::Fd Storage::open_parent(const std::string& key, std::string& leaf) const {
                 base = core::Fd(openat2_beneath(m_root_fd.get(), up, O_PATH | O_DIRECTORY));
             }
             if (!base || (::mkdirat(base.get(), name.c_str(), 0755) != 0 && errno != EEXIST)) {
-                throw FileError("storage_error", "cannot make output folder " + prefix + ": " + errno_text(errno));
+                throw core::FileError(core::ErrorCode::storage_error, "cannot make output folder " + prefix + ": " + errno_text(errno));
             }
         }
         pos = next + 1;
     }
     core::Fd parent(openat2_beneath(m_root_fd.get(), dir, O_PATH | O_DIRECTORY));
     if (!parent) {
-        throw FileError("storage_error", "cannot open output folder " + dir + ": " + errno_text(errno));
+        throw core::FileError(core::ErrorCode::storage_error, "cannot open output folder " + dir + ": " + errno_text(errno));
     }
     return parent;
 }
 
-void Storage::write_atomic(const std::string& key, std::string_view bytes) const {
+void FilesystemStore::write(const std::string& key, std::string_view bytes) const {
     std::string leaf;
     core::Fd parent = open_parent(key, leaf);
-    std::string tmp = "." + leaf + ".tmp-" + random_suffix();
-    core::Fd out(::openat(parent.get(), tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644));
-    if (!out) {
-        throw FileError("storage_error", "cannot create " + key + ": " + errno_text(errno), true);
-    }
-    std::size_t done = 0;
-    while (done < bytes.size()) {
-        ssize_t n = ::write(out.get(), bytes.data() + done, bytes.size() - done);
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            int err = errno;
-            ::unlinkat(parent.get(), tmp.c_str(), 0);
-            throw FileError("storage_error", "cannot write " + key + ": " + errno_text(err), true);
-        }
-        done += static_cast<std::size_t>(n);
-    }
-    out.reset();
-    if (::renameat(parent.get(), tmp.c_str(), parent.get(), leaf.c_str()) != 0) {
-        int err = errno;
-        ::unlinkat(parent.get(), tmp.c_str(), 0);
-        throw FileError("storage_error", "cannot rename into " + key + ": " + errno_text(err), true);
-    }
+    AtomicFile out(parent.get(), leaf, key);
+    out.write(bytes);
+    out.commit();
 }
 
-void Storage::import_fd(const std::string& key, int in_fd) const {
+void FilesystemStore::write_from(const std::string& key, int fd) const {
     std::string leaf;
     core::Fd parent = open_parent(key, leaf);
-    std::string tmp = "." + leaf + ".tmp-" + random_suffix();
-    core::Fd out(::openat(parent.get(), tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644));
-    if (!out) {
-        throw FileError("storage_error", "cannot create " + key + ": " + errno_text(errno), true);
+    AtomicFile out(parent.get(), leaf, key);
+    out.write_from(fd);
+    out.commit();
+}
+
+void FilesystemStore::copy(const std::string& from, const std::string& to) const {
+    Input in = open_input(from, UINT64_MAX);
+    write_from(to, in.fd.get());
+}
+
+void FilesystemStore::remove(const std::string& key) const {
+    const auto slash = key.rfind('/');
+    core::Fd parent(slash == std::string::npos ? ::dup(m_root_fd.get())
+                                               : openat2_beneath(m_root_fd.get(), key.substr(0, slash),
+                                                                 O_PATH | O_DIRECTORY));
+    if (!parent) {
+        if (errno == ENOENT || errno == ENOTDIR) return;
+        throw core::FileError(core::ErrorCode::storage_error, "cannot remove " + describe(key) + ": " + errno_text(errno),
+                              io_error(errno));
     }
-    loff_t in_off = 0;
-    for (;;) {
-        ssize_t n = ::copy_file_range(in_fd, &in_off, out.get(), nullptr, 1 << 30, 0);
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0 && (errno == EXDEV || errno == ENOSYS || errno == EINVAL)) {
-            // Fall back to read/write.
-            std::string buf(1 << 20, '\0');
-            for (;;) {
-                ssize_t r = ::pread(in_fd, buf.data(), buf.size(), in_off);
-                if (r < 0 && errno == EINTR) continue;
-                if (r < 0) throw FileError("storage_error", "cannot read input: " + errno_text(errno), true);
-                if (r == 0) break;
-                in_off += r;
-                for (ssize_t done = 0; done < r;) {
-                    ssize_t w = ::write(out.get(), buf.data() + done, static_cast<std::size_t>(r - done));
-                    if (w < 0 && errno == EINTR) continue;
-                    if (w < 0) throw FileError("storage_error", "cannot write " + key + ": " + errno_text(errno), true);
-                    done += w;
-                }
-            }
-            break;
+    const std::string leaf = slash == std::string::npos ? key : key.substr(slash + 1);
+    if (::unlinkat(parent.get(), leaf.c_str(), 0) != 0 && errno != ENOENT) {
+        throw core::FileError(core::ErrorCode::storage_error, "cannot remove " + describe(key) + ": " + errno_text(errno),
+                              io_error(errno));
+    }
+}
+
+void FilesystemStore::list_folder(int dir_fd, const std::string& prefix,
+                                  const std::function<void(const std::string&)>& visit) const {
+    DIR* dir = ::fdopendir(dir_fd); // owns dir_fd from here
+    if (dir == nullptr) {
+        ::close(dir_fd);
+        throw core::FileError(core::ErrorCode::storage_error, "cannot list " + describe(prefix) + ": " + errno_text(errno),
+                              true);
+    }
+    std::unique_ptr<DIR, int (*)(DIR*)> owner(dir, ::closedir);
+    while (const dirent* e = ::readdir(dir)) {
+        const std::string name = e->d_name;
+        if (name == "." || name == "..") continue;
+        if (e->d_type == DT_DIR) {
+            const int sub = openat2_beneath(::dirfd(dir), name, O_RDONLY | O_DIRECTORY);
+            if (sub >= 0) list_folder(sub, prefix + name + "/", visit);
+        } else if (e->d_type == DT_REG) {
+            visit(prefix + name);
         }
-        if (n < 0) {
-            int err = errno;
-            ::unlinkat(parent.get(), tmp.c_str(), 0);
-            throw FileError("storage_error", "cannot copy into " + key + ": " + errno_text(err), true);
-        }
-        if (n == 0) break;
-    }
-    out.reset();
-    if (::renameat(parent.get(), tmp.c_str(), parent.get(), leaf.c_str()) != 0) {
-        int err = errno;
-        ::unlinkat(parent.get(), tmp.c_str(), 0);
-        throw FileError("storage_error", "cannot rename into " + key + ": " + errno_text(err), true);
     }
 }
 
-std::string Storage::read_all(const std::string& key, std::uint64_t max_bytes) const {
-    Input in = open_input(key, max_bytes);
-    std::string data(in.size, '\0');
-    std::size_t done = 0;
-    while (done < data.size()) {
-        ssize_t n = ::pread(in.fd.get(), data.data() + done, data.size() - done, static_cast<off_t>(done));
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) throw FileError("storage_error", "cannot read " + key, true);
-        done += static_cast<std::size_t>(n);
+void FilesystemStore::list(const std::string& prefix, const std::function<void(const std::string&)>& visit) const {
+    // Only whole folders are listed: "thumbnails/" lists that folder, "" the whole root.
+    const std::string folder = prefix.empty() || prefix.back() != '/' ? prefix : prefix.substr(0, prefix.size() - 1);
+    const int fd = folder.empty() ? ::openat(m_root_fd.get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+                                  : openat2_beneath(m_root_fd.get(), folder, O_RDONLY | O_DIRECTORY);
+    if (fd < 0) {
+        if (errno == ENOENT || errno == ENOTDIR) return;
+        throw core::FileError(core::ErrorCode::storage_error, "cannot list " + describe(prefix) + ": " + errno_text(errno),
+                              true);
     }
-    return data;
+    list_folder(fd, folder.empty() ? std::string() : folder + "/", visit);
 }
 
-void Storage::adopt(const std::filesystem::path& from, const std::string& key) const {
-    std::string leaf;
-    core::Fd parent = open_parent(key, leaf);
-    if (::renameat(AT_FDCWD, from.c_str(), parent.get(), leaf.c_str()) != 0) {
-        throw FileError("storage_error", "cannot move output into " + key + ": " + errno_text(errno), true);
-    }
+std::string FilesystemStore::describe(const std::string& key) const {
+    return (m_root / key).string();
 }
-
 } // namespace worker

@@ -7,7 +7,7 @@
 #include "extractors/plain_text.hpp"
 #include "extractors/text_clean.hpp"
 #include "thumbnails/thumbnailer.hpp"
-#include "worker/storage/filesystem_store.hpp"
+#include "worker/storage/store.hpp"
 #include "worker/config/version.hpp"
 
 #include <algorithm>
@@ -29,7 +29,7 @@ public:
         if (size == 0) return;
         void* p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
         if (p == MAP_FAILED) {
-            throw FileError("storage_error", "The stored file cannot be mapped into memory.", true);
+            throw core::FileError(core::ErrorCode::storage_error, "The stored file cannot be mapped into memory.", true);
         }
         m_data = p;
         ::madvise(p, size, MADV_SEQUENTIAL);
@@ -141,7 +141,8 @@ PipelineResult analyse(int fd, std::uint64_t size, const std::string& content_ha
     std::span<const unsigned char> bytes = map ? map->bytes() : std::span<const unsigned char>{};
 
     std::string first_error_code, first_error;
-    auto step_error = [&](const std::string& prefix, const std::string& code, const std::string& message) {
+    auto step_error = [&](const std::string& prefix, core::ErrorCode error_code, const std::string& message) {
+        const std::string code(core::to_string(error_code));
         f.set(prefix + "_status", "failed");
         f.set(prefix + "_error_code", code);
         f.set(prefix + "_error", message);
@@ -160,7 +161,7 @@ PipelineResult analyse(int fd, std::uint64_t size, const std::string& content_ha
         } catch (const std::bad_alloc&) {
             t = {};
             applicable = true;
-            t.error = extractors::StepError{"memory_limit", "Text extraction ran out of its memory budget."};
+            t.error = extractors::StepError{core::ErrorCode::memory_limit, "Text extraction ran out of its memory budget."};
         }
         if (!applicable) {
             f.set("extraction_status", "not_applicable");
@@ -199,7 +200,7 @@ PipelineResult analyse(int fd, std::uint64_t size, const std::string& content_ha
         } catch (const std::bad_alloc&) {
             r = {};
             applicable = true;
-            r.error = thumbnails::Result::Error{"memory_limit", "Thumbnail rendering ran out of its memory budget."};
+            r.error = thumbnails::Result::Error{core::ErrorCode::memory_limit, "Thumbnail rendering ran out of its memory budget."};
         }
         if (!applicable) {
             f.set("thumbnail_status", "not_applicable");
@@ -240,7 +241,7 @@ PipelineResult run_pipeline(int fd, std::uint64_t size, const JobSpec& spec,
     std::string hash;
     try {
         hash = hash_and_check(fd, size, spec);
-    } catch (const FileError& e) {
+    } catch (const core::FileError& e) {
         return file_failure(e.code(), e.what());
     }
     return analyse(fd, size, hash, spec, options);

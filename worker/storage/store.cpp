@@ -1,0 +1,30 @@
+#include "worker/storage/store.hpp"
+
+#include "worker/storage/filesystem_store.hpp"
+
+#include <cerrno>
+#include <unistd.h>
+
+namespace worker {
+
+std::string Store::read_all(const std::string& key, std::uint64_t max_bytes) const {
+    Input in = open_input(key, max_bytes);
+    std::string data(in.size, '\0');
+    std::size_t done = 0;
+    while (done < data.size()) {
+        ssize_t n = ::pread(in.fd.get(), data.data() + done, data.size() - done, static_cast<off_t>(done));
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+            throw core::FileError(core::ErrorCode::storage_error, "cannot read " + describe(key), true);
+        }
+        done += static_cast<std::size_t>(n);
+    }
+    return data;
+}
+
+std::unique_ptr<Store> open_store(const std::string& root, bool create) {
+    // One row per store, chosen by the root's scheme; a plain path is a folder.
+    return std::make_unique<FilesystemStore>(root, create);
+}
+
+} // namespace worker

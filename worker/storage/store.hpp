@@ -1,0 +1,62 @@
+#pragma once
+
+#include "core/fd.hpp"
+#include "core/file_error.hpp"
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace worker {
+
+/// Where uploads are read and outputs written: the door every store goes through (the
+/// filesystem store is one implementation; a new store is one more file and one row in
+/// open_store). Keys are validated storage keys (jobs::storage_key_problem) or output keys
+/// of core/layout.hpp. Every method throws core::FileError: storage_missing, not_regular_file,
+/// too_large, or storage_error (transient() when a retry may help). Implementations are
+/// thread-safe.
+class Store {
+public:
+    virtual ~Store() = default;
+
+    /// An input opened for reading: a descriptor the parsers can read (a regular file or a
+    /// private spool) and its size, known before any byte was read.
+    struct Input {
+        core::Fd fd;
+        std::uint64_t size = 0;
+    };
+
+    /// Opens `key` for reading; fails with too_large (before any byte is read) when it is
+    /// larger than `max_bytes`.
+    virtual Input open_input(const std::string& key, std::uint64_t max_bytes) const = 0;
+
+    /// Writes `bytes` to `key` atomically: readers see the old object or the whole new one.
+    virtual void write(const std::string& key, std::string_view bytes) const = 0;
+
+    /// Writes everything readable from `fd` (from offset 0) to `key` atomically.
+    virtual void write_from(const std::string& key, int fd) const = 0;
+
+    /// Copies the object at `from` to `to` (atomically at `to`; server-side where the store can).
+    virtual void copy(const std::string& from, const std::string& to) const = 0;
+
+    /// Removes `key`; a key that does not exist is not an error.
+    virtual void remove(const std::string& key) const = 0;
+
+    /// Calls `visit` for every key under `prefix` ("thumbnails/"), one at a time, in no
+    /// particular order, without holding the whole listing in memory.
+    virtual void list(const std::string& prefix, const std::function<void(const std::string& key)>& visit) const = 0;
+
+    /// Where `key` is, for messages and logs ("/data/files/ab/f1.blob", "s3://bucket/ab/f1.blob").
+    virtual std::string describe(const std::string& key) const = 0;
+
+    /// Reads a whole (small) object: open_input, then every byte.
+    std::string read_all(const std::string& key, std::uint64_t max_bytes) const;
+};
+
+/// The store named by INGEST_STORAGE_ROOT: a folder (made when `create`), or a URL whose
+/// scheme has a store. Throws core::FileError (storage_error) when it cannot be opened.
+std::unique_ptr<Store> open_store(const std::string& root, bool create);
+
+} // namespace worker
