@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/error_code.hpp"
+#include "core/options.hpp"
 
 #include <chrono>
 #include <cstdint>
@@ -36,18 +37,10 @@ inline StepError memory_limit_error(std::string_view what, std::string_view deta
                                          std::string(detail) + "."};
 }
 
-enum class OcrMode { automatic, force, off };
+using OcrMode = core::OcrMode;
 
-/// What the text extractors need to know; plain values, no Redis, no globals.
-struct TextOptions {
-    OcrMode ocr_mode = OcrMode::automatic;
-    int max_pages = 2000;     // PDF pages read for text
-    int max_ocr_pages = 100;  // pages (PDF or TIFF) sent to OCR
-    std::uint64_t max_pixels = 100000000;
-    std::string ocr_langs = "eng";
-    int pdf_threads = 1; // threads that may read a PDF's text layer at once (>= 16 pages); same output
-    std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
-};
+/// What the text extractors need to know: the one options value (core/options.hpp).
+using TextOptions = core::Options;
 
 /// The outcome of text extraction of one file. `error` set means the step failed;
 /// `text` may still hold what was read before the failure (a timeout keeps pages done).

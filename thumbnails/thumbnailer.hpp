@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/error_code.hpp"
+#include "core/options.hpp"
 
 #include <chrono>
 #include <cstdint>
@@ -14,11 +15,9 @@ namespace thumbnails {
 /// The three sizes of the spec, largest first.
 inline constexpr int k_sizes[] = {288, 144, 72};
 
-struct Options {
-    std::uint64_t max_pixels = 100000000;
-    int webp_quality = 80;
-    std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
-};
+/// What the thumbnailer needs to know (max_pixels, webp_quality, deadline): the one options
+/// value (core/options.hpp).
+using Options = core::Options;
 
 struct Thumbnail {
     int size = 0;     // 72, 144 or 288: the box it fits in

@@ -123,7 +123,7 @@ int cmd_process(const Config& config, const std::vector<std::string>& files, con
         std::cerr << "ingestd process: " << e.what() << "\n";
         return k_exit_usage;
     }
-    PipelineOptions options = PipelineOptions::from(config);
+    PipelineOptions options = pipeline_options(config);
     options.pdf_threads = machine_cores(); // one file at a time: a PDF's text layer may use every core
     // Parsers run in a sandboxed helper process, started only when a file needs one.
     HelperSettings helper_settings = HelperSettings::from(config);

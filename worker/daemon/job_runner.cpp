@@ -36,7 +36,7 @@ JobRunner::JobRunner(const Config& config, const jobs::Queue& queue, const Store
     : m_config(config), m_queue(queue), m_storage(storage), m_metrics(metrics),
       m_stopping(stopping), m_analyse(std::move(analyse)),
       m_redis(jobs::parse_redis_url(config.redis_url), std::chrono::milliseconds(10000)),
-      m_options(PipelineOptions::from(config)), m_version(pipeline_version(config.ocr_langs)) {}
+      m_options(pipeline_options(config)), m_version(pipeline_version(config.ocr_langs)) {}
 
 jobs::Fence JobRunner::with_retry(const char* what, const std::function<jobs::Fence()>& call) {
     core::Backoff backoff(std::chrono::milliseconds(100), std::chrono::milliseconds(5000));

@@ -201,23 +201,40 @@ JobSpec spec_from_json(const nlohmann::json& j) {
     return s;
 }
 
+namespace {
+
+// The wire form of each kind of option value (INGESTD_OPTION_FIELDS names the fields).
+template <class T>
+nlohmann::json wire(const T& v) {
+    return v;
+}
+nlohmann::json wire(core::OcrMode v) { return std::string(core::to_string(v)); }
+
+template <class T>
+void unwire(const nlohmann::json& j, T& out) {
+    out = j.get<T>();
+}
+void unwire(const nlohmann::json& j, core::OcrMode& out) {
+    const auto mode = core::parse_ocr_mode(j.get<std::string>());
+    if (!mode) throw std::runtime_error("unknown ocr_mode");
+    out = *mode;
+}
+
+} // namespace
+
 nlohmann::json to_json(const PipelineOptions& o) {
-    return {{"ocr_mode", o.ocr_mode},           {"ocr_langs", o.ocr_langs},
-            {"max_pages", o.max_pages},         {"max_ocr_pages", o.max_ocr_pages},
-            {"max_pixels", o.max_pixels},       {"max_text_bytes", o.max_text_bytes},
-            {"webp_quality", o.webp_quality},   {"pdf_threads", o.pdf_threads}};
+    nlohmann::json j = nlohmann::json::object();
+#define INGESTD_OPTION_TO_JSON(type, name, value) j[#name] = wire(o.name);
+    INGESTD_OPTION_FIELDS(INGESTD_OPTION_TO_JSON)
+#undef INGESTD_OPTION_TO_JSON
+    return j;
 }
 
 PipelineOptions options_from_json(const nlohmann::json& j, std::chrono::steady_clock::time_point deadline) {
     PipelineOptions o;
-    o.ocr_mode = j.at("ocr_mode").get<std::string>();
-    o.ocr_langs = j.at("ocr_langs").get<std::string>();
-    o.max_pages = j.at("max_pages").get<int>();
-    o.max_ocr_pages = j.at("max_ocr_pages").get<int>();
-    o.max_pixels = j.at("max_pixels").get<std::uint64_t>();
-    o.max_text_bytes = j.at("max_text_bytes").get<std::uint64_t>();
-    o.webp_quality = j.at("webp_quality").get<int>();
-    o.pdf_threads = j.value("pdf_threads", 1);
+#define INGESTD_OPTION_FROM_JSON(type, name, value) unwire(j.at(#name), o.name);
+    INGESTD_OPTION_FIELDS(INGESTD_OPTION_FROM_JSON)
+#undef INGESTD_OPTION_FROM_JSON
     o.deadline = deadline;
     return o;
 }

@@ -29,9 +29,11 @@ const std::vector<std::string>& thumbnail_fields() {
     return f;
 }
 
-PipelineOptions PipelineOptions::from(const Config& c) {
+PipelineOptions pipeline_options(const Config& c) {
     PipelineOptions o;
-    o.ocr_mode = c.ocr_mode;
+    const auto mode = core::parse_ocr_mode(c.ocr_mode);
+    if (!mode) throw ConfigError("INGEST_OCR_MODE must be auto, force or off, not '" + c.ocr_mode + "'");
+    o.ocr_mode = *mode;
     o.ocr_langs = c.ocr_langs;
     o.max_pages = c.max_pages;
     o.max_ocr_pages = c.max_ocr_pages;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/error_code.hpp"
+#include "core/options.hpp"
 #include "worker/config/config.hpp"
 
 #include <chrono>
@@ -21,20 +22,12 @@ struct JobSpec {
     std::string expected_sha256;
 };
 
-/// Limits and settings of the pipeline, taken from the configuration.
-struct PipelineOptions {
-    std::string ocr_mode = "auto";
-    std::string ocr_langs = "eng";
-    int max_pages = 2000;
-    int max_ocr_pages = 100;
-    std::uint64_t max_pixels = 100000000;
-    std::uint64_t max_text_bytes = 1048576;
-    int webp_quality = 80;
-    int pdf_threads = 1; // threads reading one PDF's text layer: cores / INGEST_CONCURRENCY, at least 1
-    std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+/// Limits and settings of the pipeline: the one options value (core/options.hpp).
+using PipelineOptions = core::Options;
 
-    static PipelineOptions from(const Config& config);
-};
+/// The options of the configuration (pdf_threads from the cores each job may use).
+/// Throws ConfigError for an unknown INGEST_OCR_MODE.
+PipelineOptions pipeline_options(const Config& config);
 
 /// Cores of this machine, at least 1 (`ingestd process`, one file at a time, gives a PDF all).
 int machine_cores();

@@ -48,11 +48,6 @@ private:
     std::uint64_t m_size = 0;
 };
 
-extractors::OcrMode ocr_mode_of(const std::string& s) {
-    if (s == "force") return extractors::OcrMode::force;
-    if (s == "off") return extractors::OcrMode::off;
-    return extractors::OcrMode::automatic;
-}
 
 
 
@@ -73,14 +68,7 @@ struct Fields {
 extractors::TextResult run_text(extractors::Kind kind, const std::string& mime,
                                 std::span<const unsigned char> bytes,
                                 const PipelineOptions& options, bool& applicable) {
-    extractors::TextOptions t;
-    t.ocr_mode = ocr_mode_of(options.ocr_mode);
-    t.max_pages = options.max_pages;
-    t.max_ocr_pages = options.max_ocr_pages;
-    t.max_pixels = options.max_pixels;
-    t.ocr_langs = options.ocr_langs;
-    t.deadline = options.deadline;
-    t.pdf_threads = options.pdf_threads;
+    const extractors::TextOptions& t = options;
     applicable = true;
     switch (kind) {
     case extractors::Kind::text:
@@ -102,10 +90,7 @@ extractors::TextResult run_text(extractors::Kind kind, const std::string& mime,
 thumbnails::Result run_thumbnails(extractors::Kind kind, const std::string& mime,
                                   std::span<const unsigned char> bytes,
                                   const PipelineOptions& options, bool& applicable) {
-    thumbnails::Options o;
-    o.max_pixels = options.max_pixels;
-    o.webp_quality = options.webp_quality;
-    o.deadline = options.deadline;
+    const thumbnails::Options& o = options;
     applicable = true;
     if (kind == extractors::Kind::pdf) return thumbnails::render_pdf(bytes, o);
     if (kind == extractors::Kind::image && thumbnails::is_supported_image(mime)) {
