@@ -8,8 +8,6 @@
 #include "jobs/queue.hpp"
 #include "worker/pipeline/pipeline.hpp"
 
-#include <benchmark/benchmark.h>
-
 #include <cstdint>
 #include <cstdlib>
 #include <fstream>
@@ -19,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include <benchmark/benchmark.h>
 #include <sys/mman.h>
 #include <unistd.h>
 

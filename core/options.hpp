@@ -21,14 +21,14 @@ std::optional<OcrMode> parse_ocr_mode(std::string_view text);
 // the helper wire (worker/helper/channel.cpp) and the tests that cross it are generated from
 // this list. A new limit is one row here and its INGEST_* row in worker/config.
 //   X(type, name, default)
-#define INGESTD_OPTION_FIELDS(X)                                                                          \
-    X(core::OcrMode, ocr_mode, core::OcrMode::automatic)                                                  \
-    X(std::string, ocr_langs, "eng")    /* Tesseract languages, "eng+deu" */                             \
-    X(int, max_pages, 2000)             /* PDF pages read for text */                                     \
-    X(int, max_ocr_pages, 100)          /* pages (PDF or TIFF) sent to OCR */                             \
-    X(std::uint64_t, max_pixels, 100000000) /* images above it: too_many_pixels */                        \
-    X(std::uint64_t, max_text_bytes, 1048576) /* text kept inline in metadata */                          \
-    X(int, webp_quality, 80)                                                                              \
+#define INGESTD_OPTION_FIELDS(X)                                                                                       \
+    X(core::OcrMode, ocr_mode, core::OcrMode::automatic)                                                               \
+    X(std::string, ocr_langs, "eng")          /* Tesseract languages, "eng+deu" */                                     \
+    X(int, max_pages, 2000)                   /* PDF pages read for text */                                            \
+    X(int, max_ocr_pages, 100)                /* pages (PDF or TIFF) sent to OCR */                                    \
+    X(std::uint64_t, max_pixels, 100000000)   /* images above it: too_many_pixels */                                   \
+    X(std::uint64_t, max_text_bytes, 1048576) /* text kept inline in metadata */                                       \
+    X(int, webp_quality, 80)                                                                                           \
     X(int, pdf_threads, 1) /* threads reading one PDF's text layer (same output) */
 
 /// The one options value carried from the configuration through the pipeline and the

@@ -5,11 +5,12 @@
 
 #include <algorithm>
 #include <cmath>
-#include <leptonica/allheaders.h>
 #include <memory>
 #include <mutex>
 #include <utility>
 #include <vips/vips8>
+
+#include <leptonica/allheaders.h>
 
 namespace extractors {
 
@@ -24,11 +25,9 @@ enum class Decoder { none, jpeg, png, gif, webp, tiff, heif, bmp };
 
 Decoder decoder_for(const std::string& mime) {
     static const std::pair<const char*, Decoder> k_types[] = {
-        {"image/jpeg", Decoder::jpeg},    {"image/png", Decoder::png},
-        {"image/gif", Decoder::gif},      {"image/webp", Decoder::webp},
-        {"image/tiff", Decoder::tiff},    {"image/heic", Decoder::heif},
-        {"image/heif", Decoder::heif},    {"image/bmp", Decoder::bmp},
-        {"image/x-ms-bmp", Decoder::bmp},
+        {"image/jpeg", Decoder::jpeg}, {"image/png", Decoder::png},   {"image/gif", Decoder::gif},
+        {"image/webp", Decoder::webp}, {"image/tiff", Decoder::tiff}, {"image/heic", Decoder::heif},
+        {"image/heif", Decoder::heif}, {"image/bmp", Decoder::bmp},   {"image/x-ms-bmp", Decoder::bmp},
     };
     for (const auto& [name, decoder] : k_types) {
         if (mime == name) {
@@ -138,8 +137,7 @@ vips::VImage decode_grey(vips::VImage image, int& dpi) {
         image = image.colourspace(VIPS_INTERPRETATION_B_W); // GREY16 -> 8-bit
     }
     if (image.has_alpha()) {
-        image =
-            image.flatten(vips::VImage::option()->set("background", std::vector<double>{255.0}));
+        image = image.flatten(vips::VImage::option()->set("background", std::vector<double>{255.0}));
     }
     if (image.bands() > 1) {
         image = image.extract_band(0);
@@ -152,8 +150,7 @@ vips::VImage decode_grey(vips::VImage image, int& dpi) {
     if (pixels > k_max_ocr_pixels) {
         scale = std::sqrt(k_max_ocr_pixels / pixels);
     }
-    scale =
-        std::min(scale, double(k_max_ocr_side) / double(std::max(image.width(), image.height())));
+    scale = std::min(scale, double(k_max_ocr_side) / double(std::max(image.width(), image.height())));
     if (scale < 1.0) {
         image = image.resize(scale);
         dpi = dpi > 0 ? static_cast<int>(dpi * scale) : 0;
@@ -195,8 +192,8 @@ TextResult finish(Collected&& c, TextResult result) {
 }
 
 std::string too_many_pixels_message(std::uint64_t w, std::uint64_t h, std::uint64_t max) {
-    return "The image is " + std::to_string(w) + "x" + std::to_string(h) +
-           " pixels, more than the " + std::to_string(max) + " allowed.";
+    return "The image is " + std::to_string(w) + "x" + std::to_string(h) + " pixels, more than the " +
+           std::to_string(max) + " allowed.";
 }
 
 // BMP: libvips reads it only through ImageMagick, which stays blocked; Leptonica decodes it.
@@ -204,15 +201,12 @@ TextResult extract_bmp_text(std::span<const unsigned char> bytes, const TextOpti
     TextResult result;
     quiet_leptonica();
     l_int32 format = 0, w = 0, h = 0, bps = 0, spp = 0, cmap = 0;
-    if (pixReadHeaderMem(bytes.data(), bytes.size(), &format, &w, &h, &bps, &spp, &cmap) != 0 ||
-        w <= 0 || h <= 0) {
-        result.error =
-            StepError{core::ErrorCode::corrupt_file, "The BMP image is damaged: its header cannot be read."};
+    if (pixReadHeaderMem(bytes.data(), bytes.size(), &format, &w, &h, &bps, &spp, &cmap) != 0 || w <= 0 || h <= 0) {
+        result.error = StepError{core::ErrorCode::corrupt_file, "The BMP image is damaged: its header cannot be read."};
         return result;
     }
     if (std::uint64_t(w) * std::uint64_t(h) > options.max_pixels) {
-        result.error =
-            StepError{core::ErrorCode::too_many_pixels, too_many_pixels_message(w, h, options.max_pixels)};
+        result.error = StepError{core::ErrorCode::too_many_pixels, too_many_pixels_message(w, h, options.max_pixels)};
         return result;
     }
     struct PixDeleter {
@@ -238,8 +232,7 @@ TextResult extract_bmp_text(std::span<const unsigned char> bytes, const TextOpti
     const GreyImage image{reinterpret_cast<const unsigned char*>(pixGetData(bytes_order.get())),
                           static_cast<int>(pixGetWidth(bytes_order.get())),
                           static_cast<int>(pixGetHeight(bytes_order.get())),
-                          static_cast<int>(pixGetWpl(bytes_order.get()) * 4),
-                          xres >= 70 && xres <= 2400 ? xres : 0};
+                          static_cast<int>(pixGetWpl(bytes_order.get()) * 4), xres >= 70 && xres <= 2400 ? xres : 0};
     Collected c;
     OcrPage page = ocr_page(image, options.ocr_langs, options.deadline);
     const bool timed_out = page.timed_out && std::chrono::steady_clock::now() >= options.deadline;
@@ -267,10 +260,8 @@ TextResult extract_image_text(std::span<const unsigned char> bytes, const std::s
     if (decoder == Decoder::bmp) {
         return extract_bmp_text(bytes, options);
     }
-    if (decoder == Decoder::none || !vips_ready() ||
-        (decoder == Decoder::heif && !heif_available())) {
-        result.error =
-            StepError{core::ErrorCode::corrupt_file, "Images of type " + mime + " cannot be read for OCR."};
+    if (decoder == Decoder::none || !vips_ready() || (decoder == Decoder::heif && !heif_available())) {
+        result.error = StepError{core::ErrorCode::corrupt_file, "Images of type " + mime + " cannot be read for OCR."};
         return result;
     }
     // The blob borrows the caller's bytes; libvips never frees them.
@@ -288,8 +279,8 @@ TextResult extract_image_text(std::span<const unsigned char> bytes, const std::s
                 break;
             }
             if (std::chrono::steady_clock::now() >= options.deadline) {
-                result.error = StepError{core::ErrorCode::timeout, "The job's time ran out after " +
-                                                        std::to_string(page) + " image pages."};
+                result.error = StepError{core::ErrorCode::timeout,
+                                         "The job's time ran out after " + std::to_string(page) + " image pages."};
                 break;
             }
             const std::uint64_t w = std::uint64_t(std::max(image.width(), 0));
@@ -301,17 +292,14 @@ TextResult extract_image_text(std::span<const unsigned char> bytes, const std::s
             }
             int dpi = 0;
             const vips::VImage grey = decode_grey(image, dpi);
-            const GreyImage view{static_cast<const unsigned char*>(grey.data()), grey.width(),
-                                 grey.height(),
+            const GreyImage view{static_cast<const unsigned char*>(grey.data()), grey.width(), grey.height(),
                                  static_cast<int>(VIPS_IMAGE_SIZEOF_LINE(grey.get_image())), dpi};
             OcrPage text = ocr_page(view, options.ocr_langs, options.deadline);
-            const bool timed_out =
-                text.timed_out && std::chrono::steady_clock::now() >= options.deadline;
+            const bool timed_out = text.timed_out && std::chrono::steady_clock::now() >= options.deadline;
             add_page(c, std::move(text));
             if (timed_out) {
-                result.error =
-                    StepError{core::ErrorCode::timeout, "The job's time ran out while OCR read image page " +
-                                             std::to_string(page + 1) + "."};
+                result.error = StepError{core::ErrorCode::timeout, "The job's time ran out while OCR read image page " +
+                                                                       std::to_string(page + 1) + "."};
                 break;
             }
         }

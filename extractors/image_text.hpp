@@ -1,7 +1,7 @@
 #pragma once
 
-#include "extractors/step.hpp"
 #include "extractors/sniff/ocr_langs.hpp"
+#include "extractors/step.hpp"
 
 #include <span>
 #include <string>

@@ -5,16 +5,17 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
-#include <fcntl.h>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
 #include <string_view>
+#include <vector>
+
+#include <fcntl.h>
 #include <tesseract/baseapi.h>
 #include <tesseract/ocrclass.h>
 #include <unistd.h>
-#include <vector>
 
 namespace extractors {
 
@@ -35,9 +36,6 @@ constexpr float k_osd_min_confidence = 5.0F;
 // time than this is left before the page deadline.
 constexpr std::chrono::seconds k_osd_min_time_left{2};
 
-
-
-
 struct Engines {
     std::unique_ptr<tesseract::TessBaseAPI> ocr;
     std::string langs;
@@ -49,8 +47,7 @@ struct Engines {
 // 50-65 MB, so each worker thread keeps its own for its whole life.
 thread_local Engines t_engines;
 
-std::unique_ptr<tesseract::TessBaseAPI> new_engine(const std::string& langs,
-                                                   tesseract::OcrEngineMode mode) {
+std::unique_ptr<tesseract::TessBaseAPI> new_engine(const std::string& langs, tesseract::OcrEngineMode mode) {
     auto api = std::make_unique<tesseract::TessBaseAPI>();
     // tprintf output ("Estimating resolution as ...", "Too few characters") goes nowhere.
     api->SetVariable("debug_file", "/dev/null");
@@ -71,8 +68,8 @@ tesseract::TessBaseAPI& ocr_engine(const std::string& langs) {
     e.ocr.reset();
     e.ocr = new_engine(langs, tesseract::OEM_DEFAULT);
     if (!e.ocr) {
-        throw std::runtime_error("Tesseract could not load the OCR languages '" + langs +
-                                 "' from " + tessdata_dir().string());
+        throw std::runtime_error("Tesseract could not load the OCR languages '" + langs + "' from " +
+                                 tessdata_dir().string());
     }
     e.ocr->SetPageSegMode(tesseract::PSM_AUTO);
     e.langs = langs;
@@ -151,8 +148,7 @@ struct Pass {
     double mean() const { return words > 0 ? double(confidence_sum) / words : 0.0; }
 };
 
-Pass recognise(tesseract::TessBaseAPI& api, const GreyImage& image,
-               std::chrono::steady_clock::time_point end) {
+Pass recognise(tesseract::TessBaseAPI& api, const GreyImage& image, std::chrono::steady_clock::time_point end) {
     set_image(api, image);
     tesseract::ETEXT_DESC monitor;
     monitor.end_time = end;
@@ -216,8 +212,7 @@ int detect_correction(tesseract::TessBaseAPI& osd, const GreyImage& image) {
     float orientation_confidence = 0.0F;
     const char* script = nullptr;
     float script_confidence = 0.0F;
-    const bool ok = osd.DetectOrientationScript(&orientation, &orientation_confidence, &script,
-                                                &script_confidence);
+    const bool ok = osd.DetectOrientationScript(&orientation, &orientation_confidence, &script, &script_confidence);
     osd.Clear();
     if (!ok || orientation_confidence < k_osd_min_confidence) {
         return 0;
@@ -229,8 +224,7 @@ int detect_correction(tesseract::TessBaseAPI& osd, const GreyImage& image) {
 
 } // namespace
 
-OcrPage ocr_page(const GreyImage& image, const std::string& langs,
-                 std::chrono::steady_clock::time_point deadline) {
+OcrPage ocr_page(const GreyImage& image, const std::string& langs, std::chrono::steady_clock::time_point deadline) {
     OcrPage out;
     if (image.data == nullptr || image.width <= 0 || image.height <= 0) {
         return out;

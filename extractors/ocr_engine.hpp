@@ -39,7 +39,6 @@ inline constexpr std::chrono::seconds k_ocr_page_time_cap{120};
 /// rotated and read again; the better pass is kept. Throws std::runtime_error when the
 /// engine cannot be initialised (language data missing). Thread-safe: one engine per
 /// thread. The process must run with OMP_THREAD_LIMIT=1 (read by libgomp before main).
-OcrPage ocr_page(const GreyImage& image, const std::string& langs,
-                 std::chrono::steady_clock::time_point deadline);
+OcrPage ocr_page(const GreyImage& image, const std::string& langs, std::chrono::steady_clock::time_point deadline);
 
 } // namespace extractors

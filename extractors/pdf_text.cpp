@@ -8,17 +8,18 @@
 #include <climits>
 #include <cmath>
 #include <exception>
-#include <glib.h>
 #include <memory>
 #include <mutex>
+#include <system_error>
+#include <thread>
+#include <vector>
+
+#include <glib.h>
 #include <poppler/cpp/poppler-document.h>
 #include <poppler/cpp/poppler-global.h>
 #include <poppler/cpp/poppler-image.h>
 #include <poppler/cpp/poppler-page-renderer.h>
 #include <poppler/cpp/poppler-page.h>
-#include <system_error>
-#include <thread>
-#include <vector>
 
 namespace extractors {
 
@@ -34,8 +35,7 @@ void quiet_poppler() {
     // Poppler reports every syntax problem of a damaged file on stderr; the outcome is in
     // the result instead.
     static std::once_flag once;
-    std::call_once(
-        once, [] { poppler::set_debug_error_function([](const std::string&, void*) {}, nullptr); });
+    std::call_once(once, [] { poppler::set_debug_error_function([](const std::string&, void*) {}, nullptr); });
 }
 
 bool has_letter_or_digit(const std::string& text) {
@@ -122,8 +122,7 @@ std::string page_text(const poppler::page& page) {
             break;
         }
     }
-    const poppler::byte_array utf8 =
-        page.text(slice, poppler::page::non_raw_non_physical_layout).to_utf8();
+    const poppler::byte_array utf8 = page.text(slice, poppler::page::non_raw_non_physical_layout).to_utf8();
     return layer_text(utf8.data(), utf8.size());
 }
 
@@ -182,8 +181,7 @@ struct LayerPage {
 // by then stay not done. A thread that cannot be started or cannot open its document leaves
 // its pages to the others. Rethrows the first exception of any thread (std::bad_alloc) after
 // all have ended.
-std::vector<LayerPage> read_layers(poppler::document& doc, std::span<const unsigned char> bytes,
-                                   int count, int threads,
+std::vector<LayerPage> read_layers(poppler::document& doc, std::span<const unsigned char> bytes, int count, int threads,
                                    std::chrono::steady_clock::time_point deadline) {
     std::vector<LayerPage> pages(static_cast<std::size_t>(count));
     std::atomic<int> next{0};
@@ -306,7 +304,7 @@ TextResult extract_pdf_text(std::span<const unsigned char> bytes, const TextOpti
         if (expired(options.deadline)) {
             result.error =
                 StepError{core::ErrorCode::timeout, "The job's time ran out after " + std::to_string(pages_done) +
-                                         " of " + std::to_string(page_count) + " PDF pages."};
+                                                        " of " + std::to_string(page_count) + " PDF pages."};
             break;
         }
         std::unique_ptr<poppler::page> page;
@@ -320,9 +318,9 @@ TextResult extract_pdf_text(std::span<const unsigned char> bytes, const TextOpti
             LayerPage& layer = layers[static_cast<std::size_t>(i)];
             if (!layer.done) {
                 // Its thread met the deadline, so the check above would have: the same outcome.
-                result.error = StepError{core::ErrorCode::timeout, "The job's time ran out after " +
-                                                        std::to_string(pages_done) + " of " +
-                                                        std::to_string(page_count) + " PDF pages."};
+                result.error =
+                    StepError{core::ErrorCode::timeout, "The job's time ran out after " + std::to_string(pages_done) +
+                                                            " of " + std::to_string(page_count) + " PDF pages."};
                 break;
             }
             page_exists = layer.exists;
@@ -330,8 +328,7 @@ TextResult extract_pdf_text(std::span<const unsigned char> bytes, const TextOpti
         }
         const bool has_text = has_letter_or_digit(page_str);
         bool want_ocr = page_exists && ocr_pages < options.max_ocr_pages &&
-                        (options.ocr_mode == OcrMode::force ||
-                         (options.ocr_mode == OcrMode::automatic && !has_text));
+                        (options.ocr_mode == OcrMode::force || (options.ocr_mode == OcrMode::automatic && !has_text));
         if (want_ocr && !page) {
             page.reset(doc->create_page(i));
             want_ocr = page != nullptr;
@@ -342,8 +339,8 @@ TextResult extract_pdf_text(std::span<const unsigned char> bytes, const TextOpti
             poppler::image raster = render_grey(*page, options.max_pixels, dpi);
             ++ocr_pages;
             if (raster.is_valid() && raster.format() == poppler::image::format_gray8) {
-                const GreyImage grey{reinterpret_cast<const unsigned char*>(raster.const_data()),
-                                     raster.width(), raster.height(), raster.bytes_per_row(), dpi};
+                const GreyImage grey{reinterpret_cast<const unsigned char*>(raster.const_data()), raster.width(),
+                                     raster.height(), raster.bytes_per_row(), dpi};
                 OcrPage ocr = ocr_page(grey, options.ocr_langs, options.deadline);
                 confidence_sum += ocr.confidence_sum;
                 confidence_words += ocr.words;
@@ -363,8 +360,8 @@ TextResult extract_pdf_text(std::span<const unsigned char> bytes, const TextOpti
         if (timed_out) {
             // The page's partial text is kept, but it does not count as read.
             result.error = StepError{core::ErrorCode::timeout, "The job's time ran out while OCR read page " +
-                                                    std::to_string(i + 1) + " of " +
-                                                    std::to_string(page_count) + "."};
+                                                                   std::to_string(i + 1) + " of " +
+                                                                   std::to_string(page_count) + "."};
             break;
         }
         ++pages_done;
@@ -376,8 +373,7 @@ TextResult extract_pdf_text(std::span<const unsigned char> bytes, const TextOpti
     }
     if (ocr_pages > 0) {
         result.ocr_pages = ocr_pages;
-        result.ocr_confidence =
-            confidence_words > 0 ? double(confidence_sum) / double(confidence_words) : 0.0;
+        result.ocr_confidence = confidence_words > 0 ? double(confidence_sum) / double(confidence_words) : 0.0;
     }
     // Where the text came from: `ocr` when only OCR found any (also when nothing was found
     // but OCR ran, as for a PDF of photos), `mixed` when both did.

@@ -9,8 +9,7 @@ namespace extractors {
 TextResult extract_plain_text(std::span<const unsigned char> bytes) {
     TextResult result;
     result.method = "plain";
-    result.text = decode_text(
-        std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+    result.text = decode_text(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
     return result;
 }
 

@@ -23,8 +23,7 @@ inline bool is_out_of_memory_message(std::string_view message) {
     std::string lower(message);
     for (char& c : lower) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c + 32 : c);
     for (const char* sign : {"insufficient memory", "out of memory", "cannot allocate", "can't allocate",
-                             "memory allocation failed", "failed to allocate", "not enough memory",
-                             "bad_alloc"}) {
+                             "memory allocation failed", "failed to allocate", "not enough memory", "bad_alloc"}) {
         if (lower.find(sign) != std::string::npos) return true;
     }
     return false;
@@ -32,9 +31,10 @@ inline bool is_out_of_memory_message(std::string_view message) {
 
 /// The memory_limit failure of a decoder that ran out of memory.
 inline StepError memory_limit_error(std::string_view what, std::string_view detail) {
-    return StepError{core::ErrorCode::memory_limit, "The " + std::string(what) +
-                                         " needs more memory than the job's budget (INGEST_JOB_MEMORY_MB) allows: " +
-                                         std::string(detail) + "."};
+    return StepError{
+        core::ErrorCode::memory_limit,
+        "The " + std::string(what) +
+            " needs more memory than the job's budget (INGEST_JOB_MEMORY_MB) allows: " + std::string(detail) + "."};
 }
 
 using OcrMode = core::OcrMode;

@@ -1,6 +1,6 @@
 // Image decoding for OCR (libvips) and Tesseract on small images.
-#include "extractors/sniff/content_type.hpp"
 #include "extractors/image_text.hpp"
+#include "extractors/sniff/content_type.hpp"
 #include "thumbnails/thumbnailer.hpp"
 
 #include <chrono>

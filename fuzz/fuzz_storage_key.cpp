@@ -16,8 +16,8 @@ bool spec_allows(const std::string& key) {
         const std::string seg = key.substr(start, end == std::string::npos ? std::string::npos : end - start);
         if (seg.empty() || seg == "." || seg == "..") return false;
         for (char c : seg) {
-            const bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-                            c == '.' || c == '_' || c == '-';
+            const bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' ||
+                            c == '_' || c == '-';
             if (!ok) return false;
         }
         if (end == std::string::npos) return true;

@@ -53,8 +53,7 @@ std::string storage_key_problem(const std::string& key) {
     return {};
 }
 
-ParsedEntry parse_event(const std::string& entry_id,
-                        const std::vector<std::pair<std::string, std::string>>& fields) {
+ParsedEntry parse_event(const std::string& entry_id, const std::vector<std::pair<std::string, std::string>>& fields) {
     ParsedEntry out;
     out.event.entry_id = entry_id;
     const std::string* file_id = nullptr;
@@ -64,14 +63,22 @@ ParsedEntry parse_event(const std::string& entry_id,
     const std::string* steps = nullptr;
     // The first occurrence of a field wins, as with HSET semantics read back by XRANGE.
     for (const auto& [k, v] : fields) {
-        if (k == "file_id" && !file_id) file_id = &v;
-        else if (k == "storage_key" && !storage_key) storage_key = &v;
-        else if (k == "size" && !size) size = &v;
-        else if (k == "sha256" && !sha) sha = &v;
-        else if (k == "steps" && !steps) steps = &v;
-        else if (k == "content_type" && out.event.declared_content_type.empty()) out.event.declared_content_type = v;
-        else if (k == "name" && out.event.name.empty()) out.event.name = v;
-        else if (k == "owner" && out.event.owner.empty()) out.event.owner = v;
+        if (k == "file_id" && !file_id)
+            file_id = &v;
+        else if (k == "storage_key" && !storage_key)
+            storage_key = &v;
+        else if (k == "size" && !size)
+            size = &v;
+        else if (k == "sha256" && !sha)
+            sha = &v;
+        else if (k == "steps" && !steps)
+            steps = &v;
+        else if (k == "content_type" && out.event.declared_content_type.empty())
+            out.event.declared_content_type = v;
+        else if (k == "name" && out.event.name.empty())
+            out.event.name = v;
+        else if (k == "owner" && out.event.owner.empty())
+            out.event.owner = v;
     }
     if (file_id == nullptr) {
         out.verdict = ParsedEntry::Verdict::dead_letter;
@@ -118,18 +125,20 @@ ParsedEntry parse_event(const std::string& entry_id,
             std::string item = s.substr(start, end - start);
             while (!item.empty() && item.front() == ' ') item.erase(item.begin());
             while (!item.empty() && item.back() == ' ') item.pop_back();
-            if (item == "text") text = true;
-            else if (item == "thumbnails") thumbs = true;
-            else if (!item.empty()) return invalid("The steps field names an unknown step \"" + item + "\".");
+            if (item == "text")
+                text = true;
+            else if (item == "thumbnails")
+                thumbs = true;
+            else if (!item.empty())
+                return invalid("The steps field names an unknown step \"" + item + "\".");
             start = end + 1;
         }
         if (!text && !thumbs) return invalid("The steps field names no step.");
         out.event.step_text = text;
         out.event.step_thumbnails = thumbs;
     }
-    out.event.steps = out.event.step_text && out.event.step_thumbnails
-                          ? "text,thumbnails"
-                          : (out.event.step_text ? "text" : "thumbnails");
+    out.event.steps = out.event.step_text && out.event.step_thumbnails ? "text,thumbnails"
+                                                                       : (out.event.step_text ? "text" : "thumbnails");
     return out;
 }
 

@@ -26,9 +26,9 @@ struct Event {
 /// What the consumer does with an entry.
 struct ParsedEntry {
     enum class Verdict {
-        ok,              // `event` is valid
-        dead_letter,     // no valid file_id: goes to the dead-letter stream
-        invalid_event,   // valid file_id, bad other fields: ends failed/invalid_event
+        ok,            // `event` is valid
+        dead_letter,   // no valid file_id: goes to the dead-letter stream
+        invalid_event, // valid file_id, bad other fields: ends failed/invalid_event
     };
     Verdict verdict = Verdict::ok;
     Event event;        // file_id set whenever verdict != dead_letter
@@ -37,8 +37,7 @@ struct ParsedEntry {
 
 /// Validates a stream entry's flat fields as the spec says; unknown fields are ignored.
 /// Never throws. Thread-safe.
-ParsedEntry parse_event(const std::string& entry_id,
-                        const std::vector<std::pair<std::string, std::string>>& fields);
+ParsedEntry parse_event(const std::string& entry_id, const std::vector<std::pair<std::string, std::string>>& fields);
 
 /// True when `id` matches `[A-Za-z0-9][A-Za-z0-9._:-]{0,127}`.
 bool valid_file_id(const std::string& id);

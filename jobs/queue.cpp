@@ -156,8 +156,7 @@ Fence to_fence(const Reply& r, const char* what) {
     throw std::runtime_error(std::string(what) + ": unexpected reply \"" + r.str + "\"");
 }
 
-void append_pairs(std::vector<std::string>& args,
-                  const std::vector<std::pair<std::string, std::string>>& pairs) {
+void append_pairs(std::vector<std::string>& args, const std::vector<std::pair<std::string, std::string>>& pairs) {
     for (const auto& [k, v] : pairs) {
         args.push_back(k);
         args.push_back(v);
@@ -180,10 +179,14 @@ std::vector<Delivery> entries_of(const Reply& list) {
 
 const char* to_string(Fence f) {
     switch (f) {
-    case Fence::ok: return "ok";
-    case Fence::lost: return "lost";
-    case Fence::superseded: return "superseded";
-    case Fence::already_final: return "already_final";
+    case Fence::ok:
+        return "ok";
+    case Fence::lost:
+        return "lost";
+    case Fence::superseded:
+        return "superseded";
+    case Fence::already_final:
+        return "already_final";
     }
     return "?";
 }
@@ -197,12 +200,19 @@ void Queue::ensure_group(Redis& redis) const {
     }
 }
 
-std::vector<Delivery> Queue::read(Redis& redis, int count, std::chrono::milliseconds block,
-                                  bool* recreated) const {
+std::vector<Delivery> Queue::read(Redis& redis, int count, std::chrono::milliseconds block, bool* recreated) const {
     if (recreated) *recreated = false;
-    std::vector<std::string> cmd = {"XREADGROUP", "GROUP", m_names.group, m_names.consumer,
-                                    "COUNT", std::to_string(count), "BLOCK",
-                                    std::to_string(block.count()), "STREAMS", m_names.stream, ">"};
+    std::vector<std::string> cmd = {"XREADGROUP",
+                                    "GROUP",
+                                    m_names.group,
+                                    m_names.consumer,
+                                    "COUNT",
+                                    std::to_string(count),
+                                    "BLOCK",
+                                    std::to_string(block.count()),
+                                    "STREAMS",
+                                    m_names.stream,
+                                    ">"};
     Reply r = redis.command(cmd);
     if (r.error_is("NOGROUP")) {
         ensure_group(redis);
@@ -222,8 +232,7 @@ std::vector<Delivery> Queue::reclaim(Redis& redis, int count, std::chrono::milli
                                      std::string* cursor) const {
     const std::string from = cursor && !cursor->empty() ? *cursor : "0-0";
     Reply r = redis.command({"XAUTOCLAIM", m_names.stream, m_names.group, m_names.consumer,
-                             std::to_string(min_idle.count()), from, "COUNT",
-                             std::to_string(count)});
+                             std::to_string(min_idle.count()), from, "COUNT", std::to_string(count)});
     if (r.error_is("NOGROUP")) {
         ensure_group(redis);
         if (cursor) *cursor = "0-0";
@@ -269,11 +278,10 @@ std::vector<std::string> Queue::renew(Redis& redis, const std::vector<std::strin
 
 Fence Queue::start(Redis& redis, const std::string& entry_id, const std::string& file_id,
                    const std::vector<std::pair<std::string, std::string>>& fields) const {
-    std::vector<std::string> args = {m_names.group, m_names.consumer, entry_id, file_id,
-                                     m_names.status_channel()};
+    std::vector<std::string> args = {m_names.group, m_names.consumer, entry_id, file_id, m_names.status_channel()};
     append_pairs(args, fields);
-    Reply r = start_script().call(
-        redis, {m_names.metadata_key(file_id), m_names.stream, m_names.results_stream()}, args);
+    Reply r =
+        start_script().call(redis, {m_names.metadata_key(file_id), m_names.stream, m_names.results_stream()}, args);
     if (r.is_error() && r.str.find("NOGROUP") != std::string::npos) return Fence::lost;
     return to_fence(r, "processing write");
 }
@@ -285,45 +293,50 @@ Fence Queue::commit(Redis& redis, const std::string& entry_id, const std::string
     std::vector<std::pair<std::string, std::string>> rest;
     rest.reserve(fields.size());
     for (const auto& kv : fields) {
-        if (kv.first == "status") status = kv.second;
-        else if (kv.first != "event_id") rest.push_back(kv);
+        if (kv.first == "status")
+            status = kv.second;
+        else if (kv.first != "event_id")
+            rest.push_back(kv);
     }
     if (status.empty()) throw std::logic_error("commit without a status");
-    std::vector<std::string> args = {m_names.group, m_names.consumer, entry_id, file_id,
-                                     m_names.status_channel(), status,
+    std::vector<std::string> args = {m_names.group,
+                                     m_names.consumer,
+                                     entry_id,
+                                     file_id,
+                                     m_names.status_channel(),
+                                     status,
                                      std::to_string(clear.size())};
     args.insert(args.end(), clear.begin(), clear.end());
     append_pairs(args, rest);
     std::string index_key = index_sha256.empty() ? std::string() : m_names.hash_index_key(index_sha256);
-    Reply r = commit_script().call(redis,
-                                   {m_names.metadata_key(file_id), m_names.stream,
-                                    m_names.results_stream(), index_key},
-                                   args);
+    Reply r = commit_script().call(
+        redis, {m_names.metadata_key(file_id), m_names.stream, m_names.results_stream(), index_key}, args);
     if (r.is_error() && r.str.find("NOGROUP") != std::string::npos) return Fence::lost;
     return to_fence(r, "final commit");
 }
 
-Fence Queue::dead_letter(Redis& redis, const Delivery& delivery, const std::string& file_id,
-                         const std::string& reason, bool give_up,
-                         const std::vector<std::pair<std::string, std::string>>& fields) const {
+Fence Queue::dead_letter(Redis& redis, const Delivery& delivery, const std::string& file_id, const std::string& reason,
+                         bool give_up, const std::vector<std::pair<std::string, std::string>>& fields) const {
     std::vector<std::string> entry;
     for (const auto& [k, v] : delivery.fields) {
         if (k == "dead_reason" || k == "dead_deliveries" || k == "dead_source_id") continue;
         entry.push_back(k);
         entry.push_back(v);
     }
-    entry.insert(entry.end(), {"dead_reason", reason, "dead_deliveries",
-                               std::to_string(delivery.deliveries), "dead_source_id",
-                               delivery.entry_id});
-    std::vector<std::string> args = {m_names.group,  m_names.consumer,
-                                     delivery.entry_id, file_id,
-                                     m_names.status_channel(), give_up ? "1" : "0",
+    entry.insert(entry.end(), {"dead_reason", reason, "dead_deliveries", std::to_string(delivery.deliveries),
+                               "dead_source_id", delivery.entry_id});
+    std::vector<std::string> args = {m_names.group,
+                                     m_names.consumer,
+                                     delivery.entry_id,
+                                     file_id,
+                                     m_names.status_channel(),
+                                     give_up ? "1" : "0",
                                      std::to_string(entry.size())};
     args.insert(args.end(), entry.begin(), entry.end());
     append_pairs(args, fields);
     std::string meta_key = file_id.empty() ? m_names.prefix + "file:" : m_names.metadata_key(file_id);
-    Reply r = dead_script().call(
-        redis, {meta_key, m_names.stream, m_names.results_stream(), m_names.dead_stream()}, args);
+    Reply r =
+        dead_script().call(redis, {meta_key, m_names.stream, m_names.results_stream(), m_names.dead_stream()}, args);
     if (r.is_error() && r.str.find("NOGROUP") != std::string::npos) return Fence::lost;
     return to_fence(r, "dead letter");
 }
@@ -365,9 +378,12 @@ long long Queue::trim(Redis& redis, long long min_length, std::chrono::milliseco
         for (std::size_t i = 0; i + 1 < g.elements.size(); i += 2) {
             const std::string& k = g.elements[i].str;
             const Reply& v = g.elements[i + 1];
-            if (k == "name") name = v.str;
-            else if (k == "pending") pending = v.integer;
-            else if (k == "last-delivered-id") last_delivered = v.str;
+            if (k == "name")
+                name = v.str;
+            else if (k == "pending")
+                pending = v.integer;
+            else if (k == "last-delivered-id")
+                last_delivered = v.str;
         }
         if (name.empty() || last_delivered.empty()) return 0;
         std::string needed = next_id(last_delivered);
@@ -399,9 +415,12 @@ std::pair<long long, long long> Queue::pending_and_lag(Redis& redis) const {
         for (std::size_t i = 0; i + 1 < pairs.size(); i += 2) {
             const std::string& k = pairs[i].str;
             const Reply& v = pairs[i + 1];
-            if (k == "name") ours = v.str == m_names.group;
-            else if (k == "pending") p = v.integer;
-            else if (k == "lag") l = v.type == Reply::Type::integer ? v.integer : 0;
+            if (k == "name")
+                ours = v.str == m_names.group;
+            else if (k == "pending")
+                p = v.integer;
+            else if (k == "lag")
+                l = v.type == Reply::Type::integer ? v.integer : 0;
         }
         if (ours) {
             pending = p;

@@ -79,14 +79,13 @@ public:
     /// the results stream, publishes, and acknowledges, atomically, under the same fence.
     /// With `index_sha256` set (a done file), records hash -> file_id for deduplication.
     Fence commit(Redis& redis, const std::string& entry_id, const std::string& file_id,
-                 const std::vector<std::pair<std::string, std::string>>& fields,
-                 const std::vector<std::string>& clear, const std::string& index_sha256 = {}) const;
+                 const std::vector<std::pair<std::string, std::string>>& fields, const std::vector<std::string>& clear,
+                 const std::string& index_sha256 = {}) const;
 
     /// Copies the entry to the dead-letter stream with `reason`, then (when it has a valid
     /// file_id and is not superseded) ends its metadata failed/gave_up, then acknowledges.
-    Fence dead_letter(Redis& redis, const Delivery& delivery, const std::string& file_id,
-                      const std::string& reason, bool give_up,
-                      const std::vector<std::pair<std::string, std::string>>& fields) const;
+    Fence dead_letter(Redis& redis, const Delivery& delivery, const std::string& file_id, const std::string& reason,
+                      bool give_up, const std::vector<std::pair<std::string, std::string>>& fields) const;
 
     /// Trims the stream below the oldest entry that some group still needs (its oldest
     /// pending entry, or the one after its last delivered entry), never plain MAXLEN, and only

@@ -102,8 +102,8 @@ bool is_transient_error(const Reply& r) {
     if (!r.is_error()) return false;
     std::string_view code(r.str);
     code = code.substr(0, code.find(' '));
-    return code == "LOADING" || code == "BUSY" || code == "OOM" || code == "MASTERDOWN" ||
-           code == "TRYAGAIN" || code == "READONLY" || code == "CLUSTERDOWN" || code == "NOREPLICAS";
+    return code == "LOADING" || code == "BUSY" || code == "OOM" || code == "MASTERDOWN" || code == "TRYAGAIN" ||
+           code == "READONLY" || code == "CLUSTERDOWN" || code == "NOREPLICAS";
 }
 
 // A replica (READONLY) or a master that lost its link may be replaced behind the same
@@ -201,7 +201,9 @@ Redis::Redis(RedisAddress address, std::chrono::milliseconds timeout)
 
 Redis::~Redis() = default;
 
-void Redis::disconnect() { m_impl->ctx.reset(); }
+void Redis::disconnect() {
+    m_impl->ctx.reset();
+}
 
 void Redis::set_timeout(std::chrono::milliseconds timeout) {
     m_impl->timeout = timeout;
@@ -214,9 +216,8 @@ void Redis::ensure_connected() {
     if (m_impl->ctx) return;
     const auto& a = m_impl->address;
     timeval connect_timeout = to_timeval(std::min(m_impl->timeout, std::chrono::milliseconds(5000)));
-    ContextPtr ctx(a.unix_path.empty()
-                       ? redisConnectWithTimeout(a.host.c_str(), a.port, connect_timeout)
-                       : redisConnectUnixWithTimeout(a.unix_path.c_str(), connect_timeout));
+    ContextPtr ctx(a.unix_path.empty() ? redisConnectWithTimeout(a.host.c_str(), a.port, connect_timeout)
+                                       : redisConnectUnixWithTimeout(a.unix_path.c_str(), connect_timeout));
     if (!ctx) {
         throw RedisIoError("cannot allocate a Redis context");
     }
@@ -240,8 +241,7 @@ void Redis::ensure_connected() {
             throw RedisIoError(std::string("Redis connection failed: ") + ctx->errstr);
         }
         if (reply->type == REDIS_REPLY_ERROR) {
-            throw RedisIoError(std::string("Redis refused ") + args[0] + ": " +
-                               std::string(reply->str, reply->len));
+            throw RedisIoError(std::string("Redis refused ") + args[0] + ": " + std::string(reply->str, reply->len));
         }
     };
     if (!a.password.empty()) {
@@ -268,8 +268,8 @@ Reply Redis::command(const std::vector<std::string>& args) {
         lens.push_back(s.size());
     }
     ++m_round_trips;
-    ReplyPtr reply(static_cast<redisReply*>(redisCommandArgv(
-        m_impl->ctx.get(), static_cast<int>(argv.size()), argv.data(), lens.data())));
+    ReplyPtr reply(static_cast<redisReply*>(
+        redisCommandArgv(m_impl->ctx.get(), static_cast<int>(argv.size()), argv.data(), lens.data())));
     if (!reply) {
         std::string why = m_impl->ctx->errstr;
         m_impl->ctx.reset(); // a context that returned an error is never reused
@@ -293,8 +293,7 @@ std::vector<Reply> Redis::pipeline(const std::vector<std::vector<std::string>>& 
             argv.push_back(s.data());
             lens.push_back(s.size());
         }
-        if (redisAppendCommandArgv(c, static_cast<int>(argv.size()), argv.data(), lens.data()) !=
-            REDIS_OK) {
+        if (redisAppendCommandArgv(c, static_cast<int>(argv.size()), argv.data(), lens.data()) != REDIS_OK) {
             m_impl->ctx.reset();
             throw RedisIoError("Redis pipeline append failed");
         }
@@ -323,8 +322,7 @@ std::vector<Reply> Redis::pipeline(const std::vector<std::vector<std::string>>& 
 
 Script::Script(std::string source) : m_source(std::move(source)), m_sha(sha1_hex(m_source)) {}
 
-Reply Script::call(Redis& redis, const std::vector<std::string>& keys,
-                   const std::vector<std::string>& args) const {
+Reply Script::call(Redis& redis, const std::vector<std::string>& keys, const std::vector<std::string>& args) const {
     std::vector<std::string> cmd;
     cmd.reserve(3 + keys.size() + args.size());
     cmd.push_back("EVALSHA");

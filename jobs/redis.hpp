@@ -100,8 +100,7 @@ class Script {
 public:
     explicit Script(std::string source);
     /// EVALSHA with `keys` and `args`; falls back to SCRIPT LOAD on NOSCRIPT.
-    Reply call(Redis& redis, const std::vector<std::string>& keys,
-               const std::vector<std::string>& args) const;
+    Reply call(Redis& redis, const std::vector<std::string>& keys, const std::vector<std::string>& args) const;
     const std::string& sha() const { return m_sha; }
 
 private:

@@ -15,7 +15,7 @@ packages=(
   nlohmann-json3-dev libcli11-dev libseccomp-dev
   # tests, fuzzing, benchmarks
   libgtest-dev libgmock-dev googletest libbenchmark-dev
-  clang libclang-rt-14-dev
+  clang libclang-rt-14-dev clang-format
   redis-server redis-tools python3 qpdf procps time
   # dashboard test in a real browser; deploy-file checks
   chromium chromium-driver python3-selenium python3-yaml

@@ -10,6 +10,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 bash scripts/install-deps.sh
+bash scripts/check-format.sh
 BUILD_TYPE=${BUILD_TYPE:-RelWithDebInfo} bash scripts/build.sh
 cd build
 OMP_THREAD_LIMIT=1 ctest --output-on-failure -j2 --timeout 600

@@ -11,16 +11,17 @@
 #include <memory>
 #include <mutex>
 #include <new>
-#include <poppler-document.h>
-#include <poppler-global.h>
-#include <poppler-image.h>
-#include <poppler-page-renderer.h>
-#include <poppler-page.h>
 #include <stdexcept>
 #include <string_view>
 #include <utility>
 #include <vector>
 #include <vips/vips8>
+
+#include <poppler-document.h>
+#include <poppler-global.h>
+#include <poppler-image.h>
+#include <poppler-page-renderer.h>
+#include <poppler-page.h>
 
 namespace thumbnails {
 
@@ -147,10 +148,8 @@ vips::VImage without_metadata(const vips::VImage& image) {
 constexpr int k_webp_effort = 2;
 
 std::string encode_webp(const vips::VImage& image, const Options& options) {
-    VipsBlob* raw = image.webpsave_buffer(vips::VImage::option()
-                                              ->set("Q", options.webp_quality)
-                                              ->set("effort", k_webp_effort)
-                                              ->set("strip", true));
+    VipsBlob* raw = image.webpsave_buffer(
+        vips::VImage::option()->set("Q", options.webp_quality)->set("effort", k_webp_effort)->set("strip", true));
     BlobPtr blob(raw);
     std::size_t length = 0;
     const void* data = vips_blob_get(blob.get(), &length);
@@ -169,10 +168,8 @@ Result encode_sizes(const vips::VImage& base, bool base_fits, const Options& opt
         }
         vips::VImage image = clean;
         if (!(base_fits && size == k_largest)) {
-            image = clean.thumbnail_image(size, vips::VImage::option()
-                                                    ->set("height", size)
-                                                    ->set("size", VIPS_SIZE_DOWN)
-                                                    ->set("no_rotate", true));
+            image = clean.thumbnail_image(
+                size, vips::VImage::option()->set("height", size)->set("size", VIPS_SIZE_DOWN)->set("no_rotate", true));
         }
         Thumbnail thumbnail;
         thumbnail.size = size;
@@ -199,8 +196,7 @@ Result render_image_unchecked(std::span<const unsigned char> bytes, const Option
     {
         // Header only: a lazy, sequential open decodes no pixel.
         vips::VImage header = vips::VImage::new_from_buffer(
-            bytes.data(), bytes.size(), "",
-            vips::VImage::option()->set("access", VIPS_ACCESS_SEQUENTIAL));
+            bytes.data(), bytes.size(), "", vips::VImage::option()->set("access", VIPS_ACCESS_SEQUENTIAL));
         width = header.width();
         height = vips_image_get_page_height(header.get_image());
         swap = vips_image_get_orientation_swap(header.get_image()) != 0;
@@ -209,9 +205,8 @@ Result render_image_unchecked(std::span<const unsigned char> bytes, const Option
     const auto pixels = static_cast<std::uint64_t>(width) * static_cast<std::uint64_t>(height);
     if (pixels > options.max_pixels) {
         return failure(core::ErrorCode::too_many_pixels, "The image is " + std::to_string(width) + "x" +
-                                              std::to_string(height) +
-                                              " pixels, above the limit of " +
-                                              std::to_string(options.max_pixels) + ".");
+                                                             std::to_string(height) + " pixels, above the limit of " +
+                                                             std::to_string(options.max_pixels) + ".");
     }
     if (expired(options)) {
         return timed_out();
@@ -229,8 +224,7 @@ Result render_image_unchecked(std::span<const unsigned char> bytes, const Option
         // has (AToB0; XYB JPEG profiles have no relative one) and what browsers use.
         thumbnail_options->set("export_profile", "srgb")->set("intent", VIPS_INTENT_PERCEPTUAL);
     }
-    vips::VImage thumbnail =
-        vips::VImage::thumbnail_buffer(blob.get(), k_largest, thumbnail_options);
+    vips::VImage thumbnail = vips::VImage::thumbnail_buffer(blob.get(), k_largest, thumbnail_options);
     vips::VImage base = materialise(to_srgb(thumbnail), options);
     thumbnail = vips::VImage();
     if (expired(options)) {
@@ -247,8 +241,7 @@ Result render_image_unchecked(std::span<const unsigned char> bytes, const Option
 
 void silence_poppler(const std::string& /*message*/, void* /*closure*/) {}
 
-void silence_glib(const gchar* /*domain*/, GLogLevelFlags /*level*/, const gchar* /*message*/,
-                  gpointer /*data*/) {}
+void silence_glib(const gchar* /*domain*/, GLogLevelFlags /*level*/, const gchar* /*message*/, gpointer /*data*/) {}
 
 // Poppler's ARGB32 is native-endian 0xAARRGGBB on a white paper, so alpha is opaque:
 // keep RGB only.
@@ -269,8 +262,7 @@ vips::VImage wrap_rendering(const poppler::image& rendered) {
             out[x * 3 + 2] = static_cast<unsigned char>(pixel);
         }
     }
-    VipsImage* image = vips_image_new_from_memory_copy(rgb.data(), rgb.size(), width, height, 3,
-                                                       VIPS_FORMAT_UCHAR);
+    VipsImage* image = vips_image_new_from_memory_copy(rgb.data(), rgb.size(), width, height, 3, VIPS_FORMAT_UCHAR);
     if (image == nullptr) {
         throw vips::VError();
     }
@@ -282,8 +274,7 @@ Result render_pdf_unchecked(std::span<const unsigned char> bytes, const Options&
         return failure(core::ErrorCode::corrupt_file, "The PDF file is empty.");
     }
     if (bytes.size() > static_cast<std::size_t>(INT_MAX)) {
-        return failure(core::ErrorCode::corrupt_file,
-                       "The PDF is larger than Poppler can read from memory (2 GiB).");
+        return failure(core::ErrorCode::corrupt_file, "The PDF is larger than Poppler can read from memory (2 GiB).");
     }
     std::unique_ptr<poppler::document> document(poppler::document::load_from_raw_data(
         reinterpret_cast<const char*>(bytes.data()), static_cast<int>(bytes.size())));
@@ -317,8 +308,7 @@ Result render_pdf_unchecked(std::span<const unsigned char> bytes, const Options&
         return timed_out();
     }
     poppler::page_renderer renderer;
-    renderer.set_render_hints(poppler::page_renderer::antialiasing |
-                              poppler::page_renderer::text_antialiasing);
+    renderer.set_render_hints(poppler::page_renderer::antialiasing | poppler::page_renderer::text_antialiasing);
     renderer.set_image_format(poppler::image::format_argb32);
     const poppler::image rendered = renderer.render_page(page.get(), dpi, dpi);
     if (!rendered.is_valid() || rendered.width() < 1 || rendered.height() < 1 ||
@@ -332,8 +322,7 @@ Result render_pdf_unchecked(std::span<const unsigned char> bytes, const Options&
 }
 
 template <typename Render>
-Result guarded(Render&& render, std::span<const unsigned char> bytes, const Options& options,
-               const char* what) {
+Result guarded(Render&& render, std::span<const unsigned char> bytes, const Options& options, const char* what) {
     try {
         Result result = render(bytes, options);
         // Loaders also leave warnings there on success (libjpeg's "corrupt data").
@@ -380,9 +369,8 @@ void init() {
         // Parallelism comes from parallel jobs, not from threads inside one thumbnail.
         vips_concurrency_set(1);
         // Per-file warnings (truncated data...) would otherwise go to stderr unstructured.
-        g_log_set_handler("VIPS",
-                          static_cast<GLogLevelFlags>(G_LOG_LEVEL_WARNING | G_LOG_LEVEL_MESSAGE),
-                          silence_glib, nullptr);
+        g_log_set_handler("VIPS", static_cast<GLogLevelFlags>(G_LOG_LEVEL_WARNING | G_LOG_LEVEL_MESSAGE), silence_glib,
+                          nullptr);
         poppler::set_debug_error_function(silence_poppler, nullptr);
     });
 }
@@ -396,8 +384,7 @@ bool is_supported_image(const std::string& mime) {
         "image/jpeg", "image/png",  "image/gif",           "image/webp",          "image/tiff",
         "image/heic", "image/heif", "image/heic-sequence", "image/heif-sequence", "image/avif",
     };
-    return std::any_of(std::begin(k_types), std::end(k_types),
-                       [&](const char* type) { return mime == type; });
+    return std::any_of(std::begin(k_types), std::end(k_types), [&](const char* type) { return mime == type; });
 }
 
 Result render_image(std::span<const unsigned char> bytes, const Options& options) {
@@ -451,8 +438,8 @@ void warm_up() {
         // A small gradient with alpha in each format we read (what the savers of this
         // libvips can write), through the same path as an upload.
         vips::VImage grey = vips::VImage::xyz(32, 24)[0].cast(VIPS_FORMAT_UCHAR);
-        vips::VImage rgba = grey.bandjoin({grey, grey, grey}).copy(
-            vips::VImage::option()->set("interpretation", VIPS_INTERPRETATION_sRGB));
+        vips::VImage rgba = grey.bandjoin({grey, grey, grey})
+                                .copy(vips::VImage::option()->set("interpretation", VIPS_INTERPRETATION_sRGB));
         vips::VImage rgb = rgba.extract_band(0, vips::VImage::option()->set("n", 3));
         const std::pair<const char*, const vips::VImage*> formats[] = {
             {".jpg", &rgb}, {".png", &rgba}, {".webp", &rgba}, {".gif", &rgb}, {".tif", &rgb}};
@@ -463,8 +450,7 @@ void warm_up() {
                 image->write_to_buffer(suffix, &buffer, &length);
                 const std::string bytes(static_cast<const char*>(buffer), length);
                 g_free(buffer);
-                render_image(std::span(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size()),
-                             Options{});
+                render_image(std::span(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size()), Options{});
             } catch (const std::exception&) {
                 vips_error_clear(); // a saver this libvips lacks: that loader stays cold
             }

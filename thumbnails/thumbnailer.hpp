@@ -20,8 +20,8 @@ inline constexpr int k_sizes[] = {288, 144, 72};
 using Options = core::Options;
 
 struct Thumbnail {
-    int size = 0;     // 72, 144 or 288: the box it fits in
-    int width = 0;    // of the WebP
+    int size = 0;  // 72, 144 or 288: the box it fits in
+    int width = 0; // of the WebP
     int height = 0;
     std::string webp; // the encoded file
 };

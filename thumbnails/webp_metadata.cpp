@@ -61,8 +61,8 @@ std::string strip_webp_metadata(std::string_view webp) {
         at += 8 + length + (length & 1);
     }
     // VP8X with no feature left in front of one plain bitstream is the simple format.
-    if (kept.size() == 2 && kept[0].fourcc == "VP8X" && !kept[0].payload.empty() &&
-        kept[0].payload[0] == 0 && (kept[1].fourcc == "VP8 " || kept[1].fourcc == "VP8L")) {
+    if (kept.size() == 2 && kept[0].fourcc == "VP8X" && !kept[0].payload.empty() && kept[0].payload[0] == 0 &&
+        (kept[1].fourcc == "VP8 " || kept[1].fourcc == "VP8L")) {
         kept.erase(kept.begin());
     }
     std::string body = "WEBP";

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cctype>
 #include <memory>
-#include <string_view>
 #include <stdexcept>
+#include <string_view>
 
 #include <magic.h>
 #include <unistd.h>
@@ -97,9 +97,8 @@ std::string detect_content_type_buffer(const void* data, std::size_t size) {
 Kind kind_of(const std::string& mime) {
     if (mime == "application/pdf") return Kind::pdf;
     if (mime.rfind("image/", 0) == 0) return Kind::image;
-    if (mime.rfind("text/", 0) == 0 || mime == "application/json" ||
-        mime == "application/xml" || mime == "application/x-ndjson" ||
-        mime == "application/javascript" || mime == "application/csv") {
+    if (mime.rfind("text/", 0) == 0 || mime == "application/json" || mime == "application/xml" ||
+        mime == "application/x-ndjson" || mime == "application/javascript" || mime == "application/csv") {
         return Kind::text;
     }
     return Kind::other;

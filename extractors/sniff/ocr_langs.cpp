@@ -7,13 +7,14 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <fcntl.h>
 #include <map>
 #include <mutex>
 #include <stdexcept>
+#include <vector>
+
+#include <fcntl.h>
 #include <tesseract/version.h>
 #include <unistd.h>
-#include <vector>
 
 namespace extractors {
 
@@ -26,13 +27,11 @@ std::vector<std::string> split_langs(const std::string& langs) {
     std::size_t start = 0;
     while (true) {
         const std::size_t plus = langs.find('+', start);
-        std::string lang =
-            langs.substr(start, plus == std::string::npos ? std::string::npos : plus - start);
-        const bool ok = !lang.empty() && lang.front() != '/' &&
-                        std::all_of(lang.begin(), lang.end(), [](char c) {
-                            return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-                                   (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '/';
-                        });
+        std::string lang = langs.substr(start, plus == std::string::npos ? std::string::npos : plus - start);
+        const bool ok = !lang.empty() && lang.front() != '/' && std::all_of(lang.begin(), lang.end(), [](char c) {
+            return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' ||
+                   c == '/';
+        });
         if (!ok) {
             throw std::runtime_error("OCR language list '" + langs +
                                      "' is malformed (expected names like eng or eng+deu)");
@@ -79,8 +78,8 @@ std::string ocr_version(const std::string& langs) {
         if (it == digests.end()) {
             const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
             if (fd < 0) {
-                throw std::runtime_error("OCR language data missing for '" + lang +
-                                         "' (looked in " + tessdata_dir().string() + ")");
+                throw std::runtime_error("OCR language data missing for '" + lang + "' (looked in " +
+                                         tessdata_dir().string() + ")");
             }
             std::string hex;
             try {

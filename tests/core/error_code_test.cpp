@@ -1,8 +1,8 @@
 #include "core/error_code.hpp"
 
-#include <gtest/gtest.h>
-
 #include <set>
+
+#include <gtest/gtest.h>
 
 namespace {
 
@@ -28,9 +28,9 @@ TEST(ErrorCode, UnknownTextIsNotACode) {
 }
 
 TEST(ErrorCode, LevelsFollowTheSpecTable) {
-    for (auto c : {ErrorCode::invalid_event, ErrorCode::storage_missing, ErrorCode::storage_error,
-                   ErrorCode::not_regular_file, ErrorCode::too_large, ErrorCode::size_mismatch,
-                   ErrorCode::hash_mismatch, ErrorCode::gave_up}) {
+    for (auto c :
+         {ErrorCode::invalid_event, ErrorCode::storage_missing, ErrorCode::storage_error, ErrorCode::not_regular_file,
+          ErrorCode::too_large, ErrorCode::size_mismatch, ErrorCode::hash_mismatch, ErrorCode::gave_up}) {
         EXPECT_TRUE(core::is_file_level(c)) << core::to_string(c);
     }
     for (auto c : {ErrorCode::corrupt_file, ErrorCode::unsupported_format, ErrorCode::encrypted_pdf,

@@ -32,8 +32,7 @@ const std::string k_stream = "ingest:uploads";
 
 // Polls `pred` every 50 ms until it holds or `limit` passes; Redis being away counts as "not
 // yet".
-template <class Pred>
-bool eventually(std::chrono::milliseconds limit, Pred pred) {
+template <class Pred> bool eventually(std::chrono::milliseconds limit, Pred pred) {
     const auto end = Clock::now() + limit;
     for (;;) {
         try {
@@ -46,7 +45,9 @@ bool eventually(std::chrono::milliseconds limit, Pred pred) {
 }
 
 // The status code of `GET path` on 127.0.0.1:port, or 0 when nothing answers.
-int http_status(int port, const std::string& path) { return testsupport::http_get(port, path).status; }
+int http_status(int port, const std::string& path) {
+    return testsupport::http_get(port, path).status;
+}
 
 // User plus system CPU ticks of a process.
 long long cpu_ticks(pid_t pid) {
@@ -67,9 +68,9 @@ long long cpu_ticks(pid_t pid) {
 struct Figures {
     std::size_t events = 0, kills = 0, commits = 0, duplicates = 0, lost = 0, restarted = 0;
     std::string str() const {
-        return std::to_string(events) + " events, " + std::to_string(kills) + " kills, " +
-               std::to_string(commits) + " commits, " + std::to_string(duplicates) + " duplicates, " +
-               std::to_string(lost) + " lost (" + std::to_string(restarted) + " started more than once)";
+        return std::to_string(events) + " events, " + std::to_string(kills) + " kills, " + std::to_string(commits) +
+               " commits, " + std::to_string(duplicates) + " duplicates, " + std::to_string(lost) + " lost (" +
+               std::to_string(restarted) + " started more than once)";
     }
 };
 
@@ -188,8 +189,8 @@ struct DeliveryTest : ::testing::Test {
     void report(const Figures& f, Clock::time_point t0) {
         double s = std::chrono::duration<double>(Clock::now() - t0).count();
         RecordProperty("figures", f.str());
-        std::cout << "[figures] " << ::testing::UnitTest::GetInstance()->current_test_info()->name() << ": "
-                  << f.str() << " in " << static_cast<int>(s) << " s\n";
+        std::cout << "[figures] " << ::testing::UnitTest::GetInstance()->current_test_info()->name() << ": " << f.str()
+                  << " in " << static_cast<int>(s) << " s\n";
     }
     void expect_all_done_once(const std::vector<std::string>& ids, const Figures& f) {
         EXPECT_EQ(f.lost, 0u) << f.str();
@@ -222,8 +223,12 @@ struct DeliveryTest : ::testing::Test {
             std::string id = prefix + std::to_string(i);
             std::string key = "up/" + id + ".blob";
             switch (i % 10) {
-            case 6: put(key, "{\"n\": " + std::to_string(i) + ", \"kind\": \"json\"}\n"); break;
-            case 7: put(key, "<html><body><p>page " + std::to_string(i) + "</p></body></html>\n"); break;
+            case 6:
+                put(key, "{\"n\": " + std::to_string(i) + ", \"kind\": \"json\"}\n");
+                break;
+            case 7:
+                put(key, "<html><body><p>page " + std::to_string(i) + "</p></body></html>\n");
+                break;
             case 8:
                 if (!images.empty()) {
                     put_copy(key, images[static_cast<std::size_t>(i / 10) % images.size()]);
@@ -247,8 +252,8 @@ struct DeliveryTest : ::testing::Test {
             ids.push_back(id);
         }
         for (std::size_t i = 0; i < adds.size(); i += 200) {
-            std::vector<std::vector<std::string>> batch(adds.begin() + static_cast<long>(i),
-                                                        adds.begin() + static_cast<long>(std::min(adds.size(), i + 200)));
+            std::vector<std::vector<std::string>> batch(
+                adds.begin() + static_cast<long>(i), adds.begin() + static_cast<long>(std::min(adds.size(), i + 200)));
             redis.pipeline(batch);
         }
         return ids;
@@ -445,8 +450,8 @@ TEST_F(DeliveryTest, ReconcileReappendsLostEventsOnly) {
         cmd({"HSET", "ingest:file:" + id, "status", "pending", "storage_key", "up/" + id + ".txt", "steps",
              "text,thumbnails", "submitted_at", ts});
     };
-    pending_meta("lost1", old_ts);      // no stream entry at all: lost
-    pending_meta("inflight1", old_ts);  // delivered to a consumer that has not acknowledged
+    pending_meta("lost1", old_ts);     // no stream entry at all: lost
+    pending_meta("inflight1", old_ts); // delivered to a consumer that has not acknowledged
     add("inflight1", "up/inflight1.txt");
     cmd({"XGROUP", "CREATE", k_stream, "ingestd", "0"});
     cmd({"XREADGROUP", "GROUP", "ingestd", "elsewhere", "COUNT", "1", "STREAMS", k_stream, ">"});

@@ -1,5 +1,4 @@
 #include "extractors/sniff/content_type.hpp"
-
 #include "tests/support/corpus.hpp"
 #include "tests/support/redis_server.hpp"
 
@@ -39,14 +38,13 @@ TEST_P(ContentTypeCorpus, DetectsFromBytesLikeFile) {
     EXPECT_EQ(extractors::kind_of(mime), GetParam().kind);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    RealFiles, ContentTypeCorpus,
-    ::testing::Values(Case{"pdf/text/tracemonkey.pdf", "application/pdf", extractors::Kind::pdf},
-                      Case{"img/jpeg/flower.jpg", "image/jpeg", extractors::Kind::image},
-                      Case{"img/png/transparent.png", "image/png", extractors::Kind::image},
-                      Case{"img/gif/hopper.gif", "image/gif", extractors::Kind::image},
-                      Case{"img/webp/flower.webp", "image/webp", extractors::Kind::image},
-                      Case{"img/tiff/sample.tif", "image/tiff", extractors::Kind::image}));
+INSTANTIATE_TEST_SUITE_P(RealFiles, ContentTypeCorpus,
+                         ::testing::Values(Case{"pdf/text/tracemonkey.pdf", "application/pdf", extractors::Kind::pdf},
+                                           Case{"img/jpeg/flower.jpg", "image/jpeg", extractors::Kind::image},
+                                           Case{"img/png/transparent.png", "image/png", extractors::Kind::image},
+                                           Case{"img/gif/hopper.gif", "image/gif", extractors::Kind::image},
+                                           Case{"img/webp/flower.webp", "image/webp", extractors::Kind::image},
+                                           Case{"img/tiff/sample.tif", "image/tiff", extractors::Kind::image}));
 
 TEST(ContentType, DeclaredNameNeverMatters) {
     INGEST_CORPUS_FILE(pdf, "pdf/text/doc_1_3_pages.pdf");

@@ -1,12 +1,12 @@
 #include "extractors/sniff/hash.hpp"
-
 #include "tests/support/corpus.hpp"
 #include "tests/support/redis_server.hpp"
 
 #include <cstring>
+#include <random>
+
 #include <fcntl.h>
 #include <gtest/gtest.h>
-#include <random>
 #include <unistd.h>
 
 namespace {
@@ -22,10 +22,8 @@ std::string hash_file(const std::filesystem::path& p) {
 }
 
 TEST(Sha256, KnownVectors) {
-    EXPECT_EQ(extractors::sha256_hex("", 0),
-              "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
-    EXPECT_EQ(extractors::sha256_hex("abc", 3),
-              "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    EXPECT_EQ(extractors::sha256_hex("", 0), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+    EXPECT_EQ(extractors::sha256_hex("abc", 3), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
     std::string m = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
     EXPECT_EQ(extractors::sha256_hex(m.data(), m.size()),
               "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
@@ -34,11 +32,9 @@ TEST(Sha256, KnownVectors) {
 TEST(Sha256, EmptyFileAndMillionA) {
     TempDir dir;
     testsupport::write_file(dir.path() / "empty", "");
-    EXPECT_EQ(hash_file(dir.path() / "empty"),
-              "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+    EXPECT_EQ(hash_file(dir.path() / "empty"), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
     testsupport::write_file(dir.path() / "a", std::string(1000000, 'a'));
-    EXPECT_EQ(hash_file(dir.path() / "a"),
-              "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+    EXPECT_EQ(hash_file(dir.path() / "a"), "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
 }
 
 TEST(Sha256, LargeGeneratedFileMatchesSha256sum) {

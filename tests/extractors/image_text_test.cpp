@@ -5,8 +5,9 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
-#include <gtest/gtest.h>
 #include <thread>
+
+#include <gtest/gtest.h>
 
 using extractors::extract_image_text;
 using extractors::is_ocr_image;
@@ -18,24 +19,18 @@ using texttest::word_f1;
 
 namespace {
 
-TextResult extract_file(const std::filesystem::path& path, const std::string& mime,
-                        const TextOptions& options = {}) {
+TextResult extract_file(const std::filesystem::path& path, const std::string& mime, const TextOptions& options = {}) {
     const std::string bytes = testsupport::read_file(path);
     return extract_image_text(as_bytes(bytes), mime, options);
 }
 
 std::string mime_of(const std::filesystem::path& path) {
     const std::string ext = path.extension().string();
-    if (ext == ".png")
-        return "image/png";
-    if (ext == ".jpg" || ext == ".jpeg")
-        return "image/jpeg";
-    if (ext == ".gif")
-        return "image/gif";
-    if (ext == ".webp")
-        return "image/webp";
-    if (ext == ".tif" || ext == ".tiff")
-        return "image/tiff";
+    if (ext == ".png") return "image/png";
+    if (ext == ".jpg" || ext == ".jpeg") return "image/jpeg";
+    if (ext == ".gif") return "image/gif";
+    if (ext == ".webp") return "image/webp";
+    if (ext == ".tif" || ext == ".tiff") return "image/tiff";
     return "application/octet-stream";
 }
 
@@ -65,8 +60,7 @@ std::string make_bmp(const vips::VImage& grey) {
         out[at + 1] = char(v >> 8);
     };
     auto put32 = [&](std::size_t at, std::uint32_t v) {
-        for (int k = 0; k < 4; ++k)
-            out[at + k] = char((v >> (8 * k)) & 0xFF);
+        for (int k = 0; k < 4; ++k) out[at + k] = char((v >> (8 * k)) & 0xFF);
     };
     out[0] = 'B';
     out[1] = 'M';
@@ -97,10 +91,8 @@ std::string make_bmp(const vips::VImage& grey) {
 // 9.4 % CER (most of it column order; their word F1 is 0.96 and 0.99), so their bar is the
 // CLI's figure plus a margin.
 double max_cer(const std::string& image) {
-    if (image == "8087_054.3B.tif")
-        return 0.09;
-    if (image == "8071_093.3B.tif")
-        return 0.10;
+    if (image == "8087_054.3B.tif") return 0.09;
+    if (image == "8071_093.3B.tif") return 0.10;
     return 0.05;
 }
 
@@ -123,23 +115,22 @@ TEST_P(OcrGroundTruth, CharacterErrorRate) {
     const std::string gt = testsupport::read_file(truth);
     const double rate = cer(gt, r.text);
     const double f1 = word_f1(gt, r.text);
-    std::printf("[ figures  ] %s CER = %.4f, word F1 = %.4f, confidence = %.1f\n", name.c_str(),
-                rate, f1, *r.ocr_confidence);
+    std::printf("[ figures  ] %s CER = %.4f, word F1 = %.4f, confidence = %.1f\n", name.c_str(), rate, f1,
+                *r.ocr_confidence);
     EXPECT_LE(rate, max_cer(name));
     EXPECT_GE(f1, 0.95);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Corpus, OcrGroundTruth,
-    ::testing::Values("phototest.tif", "linn.png", "8087_054.3B.tif", "8071_093.3B.tif"),
-    [](const auto& info) {
-        std::string n = std::string("page_") + info.param;
-        n = n.substr(0, n.find('.'));
-        std::replace_if(
-            n.begin(), n.end(),
-            [](char ch) { return !std::isalnum(static_cast<unsigned char>(ch)); }, '_');
-        return n;
-    });
+INSTANTIATE_TEST_SUITE_P(Corpus, OcrGroundTruth,
+                         ::testing::Values("phototest.tif", "linn.png", "8087_054.3B.tif", "8071_093.3B.tif"),
+                         [](const auto& info) {
+                             std::string n = std::string("page_") + info.param;
+                             n = n.substr(0, n.find('.'));
+                             std::replace_if(
+                                 n.begin(), n.end(),
+                                 [](char ch) { return !std::isalnum(static_cast<unsigned char>(ch)); }, '_');
+                             return n;
+                         });
 
 TEST(ImageText, RotatedScansAreTurnedUprightByOsd) {
     INGEST_CORPUS_FILE(truth, "ocr/phototest.gt.txt");
@@ -149,8 +140,7 @@ TEST(ImageText, RotatedScansAreTurnedUprightByOsd) {
         const TextResult r = extract_file(image, "image/png");
         ASSERT_FALSE(r.error);
         const double rate = cer(gt, r.text);
-        std::printf("[ figures  ] %s CER = %.4f, confidence = %.1f\n", name, rate,
-                    r.ocr_confidence.value_or(-1));
+        std::printf("[ figures  ] %s CER = %.4f, confidence = %.1f\n", name, rate, r.ocr_confidence.value_or(-1));
         EXPECT_LE(rate, 0.05) << name;
         EXPECT_GT(r.ocr_confidence.value_or(0), 80.0) << name;
     }
@@ -184,8 +174,7 @@ TEST(ImageText, ExifOrientationIsApplied) {
     // from the tag, without orientation detection.
     vips::VImage stored = page(2).rot(VIPS_ANGLE_D270).copy();
     stored.set(VIPS_META_ORIENTATION, 6);
-    const std::string jpeg =
-        texttest::save_buffer(stored, ".jpg", vips::VImage::option()->set("Q", 95));
+    const std::string jpeg = texttest::save_buffer(stored, ".jpg", vips::VImage::option()->set("Q", 95));
     const TextResult r = extract_image_text(as_bytes(jpeg), "image/jpeg", {});
     ASSERT_FALSE(r.error);
     EXPECT_LE(cer(texttest::sample_paragraphs()[2], r.text), 0.03) << r.text;
@@ -202,14 +191,12 @@ TEST(ImageText, MultiPageTiffYieldsEveryPage) {
         height = std::max(height, page(i).height());
     }
     for (std::size_t i = 0; i < 3; ++i) {
-        pages.push_back(page(i).embed(0, 0, width, height,
-                                      vips::VImage::option()->set("extend", VIPS_EXTEND_WHITE)));
+        pages.push_back(page(i).embed(0, 0, width, height, vips::VImage::option()->set("extend", VIPS_EXTEND_WHITE)));
     }
     vips::VImage strip = vips::VImage::arrayjoin(pages, vips::VImage::option()->set("across", 1));
     strip.set(VIPS_META_PAGE_HEIGHT, height);
     const std::string tiff = texttest::save_buffer(
-        strip, ".tif",
-        vips::VImage::option()->set("compression", VIPS_FOREIGN_TIFF_COMPRESSION_DEFLATE));
+        strip, ".tif", vips::VImage::option()->set("compression", VIPS_FOREIGN_TIFF_COMPRESSION_DEFLATE));
 
     const TextResult r = extract_image_text(as_bytes(tiff), "image/tiff", {});
     ASSERT_FALSE(r.error) << r.error->message;
@@ -219,16 +206,13 @@ TEST(ImageText, MultiPageTiffYieldsEveryPage) {
     std::vector<std::string> texts;
     std::size_t start = 0;
     for (std::size_t ff = r.text.find('\f');; ff = r.text.find('\f', start)) {
-        texts.push_back(
-            r.text.substr(start, ff == std::string::npos ? std::string::npos : ff - start));
-        if (ff == std::string::npos)
-            break;
+        texts.push_back(r.text.substr(start, ff == std::string::npos ? std::string::npos : ff - start));
+        if (ff == std::string::npos) break;
         start = ff + 1;
     }
     ASSERT_EQ(texts.size(), 3U);
     for (std::size_t i = 0; i < 3; ++i) {
-        EXPECT_LE(cer(texttest::sample_paragraphs()[i], texts[i]), 0.03)
-            << "page " << i + 1 << ": " << texts[i];
+        EXPECT_LE(cer(texttest::sample_paragraphs()[i], texts[i]), 0.03) << "page " << i + 1 << ": " << texts[i];
     }
 
     TextOptions capped;
@@ -255,8 +239,7 @@ TEST(ImageText, BmpThroughLeptonica) {
 }
 
 TEST(ImageText, HeicWhereLibvipsReadsIt) {
-    if (!is_ocr_image("image/heic"))
-        GTEST_SKIP() << "libvips has no HEIF loader here";
+    if (!is_ocr_image("image/heic")) GTEST_SKIP() << "libvips has no HEIF loader here";
     std::string heic;
     try {
         heic = texttest::save_buffer(page(0), ".heic", vips::VImage::option()->set("Q", 90));
@@ -296,9 +279,8 @@ TEST(ImageText, PhotoWithoutTextIsDoneAndEmpty) {
 TEST(ImageText, ReadsEveryImageFormat) {
     // Alpha, palette, 16-bit, CMYK, animation: each decodes to grey without an error.
     for (const char* name :
-         {"img/png/transparent.png", "img/png/indexed.png", "img/png/sample.png",
-          "img/jpeg/pil_sample_cmyk.jpg", "img/gif/iss634.gif", "img/webp/flower.webp",
-          "img/tiff/sample.tif", "img/orient/g4_orientation_6.tif"}) {
+         {"img/png/transparent.png", "img/png/indexed.png", "img/png/sample.png", "img/jpeg/pil_sample_cmyk.jpg",
+          "img/gif/iss634.gif", "img/webp/flower.webp", "img/tiff/sample.tif", "img/orient/g4_orientation_6.tif"}) {
         INGEST_CORPUS_FILE(path, name);
         const TextResult r = extract_file(path, mime_of(path));
         EXPECT_FALSE(r.error) << name << ": " << r.error->message;
@@ -323,8 +305,7 @@ TEST(ImageText, CorruptImagesFailWhereVipsheaderCannotRead) {
         const auto& path = entry.path();
         SCOPED_TRACE(path.filename().string());
         const bool reference_reads =
-            texttest::run("vipsheader " + texttest::quoted(path.string()) + " >/dev/null 2>&1")
-                .status == 0;
+            texttest::run("vipsheader " + texttest::quoted(path.string()) + " >/dev/null 2>&1").status == 0;
         const TextResult r = extract_file(path, mime_of(path));
         if (!reference_reads) {
             ASSERT_TRUE(r.error);
@@ -352,12 +333,11 @@ TEST(ImageText, PastDeadlineIsTimeout) {
 }
 
 TEST(ImageText, WhichTypesAreOcrd) {
-    for (const char* mime : {"image/jpeg", "image/png", "image/gif", "image/webp", "image/tiff",
-                             "image/bmp", "image/x-ms-bmp"}) {
+    for (const char* mime :
+         {"image/jpeg", "image/png", "image/gif", "image/webp", "image/tiff", "image/bmp", "image/x-ms-bmp"}) {
         EXPECT_TRUE(is_ocr_image(mime)) << mime;
     }
-    for (const char* mime :
-         {"image/svg+xml", "application/pdf", "image/x-icon", "text/plain", "image/jxl"}) {
+    for (const char* mime : {"image/svg+xml", "application/pdf", "image/x-icon", "text/plain", "image/jxl"}) {
         EXPECT_FALSE(is_ocr_image(mime)) << mime;
     }
 }

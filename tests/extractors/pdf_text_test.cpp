@@ -4,12 +4,13 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <gtest/gtest.h>
 #include <map>
 #include <mutex>
 #include <regex>
 #include <span>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 using extractors::extract_pdf_text;
 using extractors::OcrMode;
@@ -47,8 +48,7 @@ bool has_alnum(const std::string& s) {
 int bare_pages(const std::string& reference) {
     int bare = 0;
     std::size_t start = 0;
-    for (std::size_t ff = reference.find('\f'); ff != std::string::npos;
-         ff = reference.find('\f', start)) {
+    for (std::size_t ff = reference.find('\f'); ff != std::string::npos; ff = reference.find('\f', start)) {
         bare += has_alnum(reference.substr(start, ff - start)) ? 0 : 1;
         start = ff + 1;
     }
@@ -70,8 +70,7 @@ std::string make_pdf(const std::string& content, const std::string& resources,
     std::vector<std::string> objects = {
         "<< /Type /Catalog /Pages 2 0 R >>",
         "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-        "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << " + resources +
-            " >> /Contents 4 0 R >>",
+        "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << " + resources + " >> /Contents 4 0 R >>",
         "<< /Length " + std::to_string(content.size()) + " >>\nstream\n" + content + "\nendstream",
     };
     objects.insert(objects.end(), extra.begin(), extra.end());
@@ -88,8 +87,8 @@ std::string make_pdf(const std::string& content, const std::string& resources,
         std::snprintf(line, sizeof line, "%010zu 00000 n \n", off);
         pdf += line;
     }
-    pdf += "trailer\n<< /Size " + std::to_string(objects.size() + 1) +
-           " /Root 1 0 R >>\nstartxref\n" + std::to_string(xref) + "\n%%EOF\n";
+    pdf += "trailer\n<< /Size " + std::to_string(objects.size() + 1) + " /Root 1 0 R >>\nstartxref\n" +
+           std::to_string(xref) + "\n%%EOF\n";
     return pdf;
 }
 
@@ -98,15 +97,14 @@ std::string make_scanned_pdf(const vips::VImage& page) {
     const vips::VImage grey = page.copy_memory();
     const auto* data = static_cast<const char*>(grey.data());
     const std::string pixels(data, std::size_t(grey.width()) * std::size_t(grey.height()));
-    const std::string image =
-        "<< /Type /XObject /Subtype /Image /Width " + std::to_string(grey.width()) + " /Height " +
-        std::to_string(grey.height()) + " /ColorSpace /DeviceGray /BitsPerComponent 8 /Length " +
-        std::to_string(pixels.size()) + " >>\nstream\n" + pixels + "\nendstream";
+    const std::string image = "<< /Type /XObject /Subtype /Image /Width " + std::to_string(grey.width()) + " /Height " +
+                              std::to_string(grey.height()) + " /ColorSpace /DeviceGray /BitsPerComponent 8 /Length " +
+                              std::to_string(pixels.size()) + " >>\nstream\n" + pixels + "\nendstream";
     // Drawn at 300 dpi from the page's top left.
     const double w = grey.width() * 72.0 / 300.0;
     const double h = grey.height() * 72.0 / 300.0;
-    const std::string content = "q " + std::to_string(w) + " 0 0 " + std::to_string(h) + " 0 " +
-                                std::to_string(792.0 - h) + " cm /Im0 Do Q";
+    const std::string content =
+        "q " + std::to_string(w) + " 0 0 " + std::to_string(h) + " 0 " + std::to_string(792.0 - h) + " cm /Im0 Do Q";
     return make_pdf(content, "/XObject << /Im0 5 0 R >>", {image});
 }
 
@@ -139,18 +137,15 @@ TEST_P(PdfTextLayer, MatchesPdftotext) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Corpus, PdfTextLayer,
-                         ::testing::Values("tracemonkey.pdf", "TAMReview.pdf",
-                                           "german-umlaut-r.pdf", "french_diacritics.pdf",
-                                           "doc_1_3_pages.pdf", "rotation.pdf", "freeculture.pdf"),
+                         ::testing::Values("tracemonkey.pdf", "TAMReview.pdf", "german-umlaut-r.pdf",
+                                           "french_diacritics.pdf", "doc_1_3_pages.pdf", "rotation.pdf",
+                                           "freeculture.pdf"),
                          [](const auto& info) {
                              std::string n = std::string("pdf_") + info.param;
                              n = n.substr(0, n.find('.'));
                              std::replace_if(
                                  n.begin(), n.end(),
-                                 [](char c) {
-                                     return !std::isalnum(static_cast<unsigned char>(c));
-                                 },
-                                 '_');
+                                 [](char c) { return !std::isalnum(static_cast<unsigned char>(c)); }, '_');
                              return n;
                          });
 
@@ -158,8 +153,7 @@ TEST(PdfText, TextOutsideTheCropBoxOfRotatedPagesMatchesPdftotext) {
     // freeculture's pages have crop boxes inside their media boxes; turned by /Rotate they
     // exercise the media-box slice in every orientation.
     INGEST_CORPUS_FILE(src, "pdf/text/freeculture.pdf");
-    if (!need_tool("qpdf"))
-        GTEST_SKIP() << "qpdf not installed";
+    if (!need_tool("qpdf")) GTEST_SKIP() << "qpdf not installed";
     TempDir dir;
     const auto out = dir.path() / "rotated.pdf";
     ASSERT_EQ(run("qpdf --empty --pages " + quoted(src.string()) +
@@ -187,9 +181,9 @@ TEST(PdfText, ReadsAtMostMaxPages) {
 }
 
 TEST(PdfText, GeneratedTextPdfWithoutCorpus) {
-    const std::string pdf = make_pdf("BT /F1 24 Tf 72 700 Td (Invoice 4521 paid in full) Tj ET",
-                                     "/Font << /F1 5 0 R >>",
-                                     {"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"});
+    const std::string pdf =
+        make_pdf("BT /F1 24 Tf 72 700 Td (Invoice 4521 paid in full) Tj ET", "/Font << /F1 5 0 R >>",
+                 {"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"});
     const TextResult r = extract_pdf_text(as_bytes(pdf), {});
     ASSERT_FALSE(r.error) << r.error->message;
     EXPECT_EQ(r.method, "text_layer");
@@ -240,12 +234,11 @@ TEST(PdfText, ImageOnlyPdfIsOcr) {
 TEST(PdfText, TextPageAndScannedPageAreMixed) {
     INGEST_CORPUS_FILE(text_pdf, "pdf/text/doc_1_3_pages.pdf");
     INGEST_CORPUS_FILE(scan_pdf, "pdf/scanned/c02-22.pdf");
-    if (!need_tool("qpdf"))
-        GTEST_SKIP() << "qpdf not installed";
+    if (!need_tool("qpdf")) GTEST_SKIP() << "qpdf not installed";
     TempDir dir;
     const auto out = dir.path() / "mixed.pdf";
-    ASSERT_EQ(run("qpdf --empty --pages " + quoted(text_pdf.string()) + " 1 " +
-                  quoted(scan_pdf.string()) + " 1 -- " + quoted(out.string()))
+    ASSERT_EQ(run("qpdf --empty --pages " + quoted(text_pdf.string()) + " 1 " + quoted(scan_pdf.string()) + " 1 -- " +
+                  quoted(out.string()))
                   .status,
               0);
     const TextResult r = extract_file(out);
@@ -257,8 +250,7 @@ TEST(PdfText, TextPageAndScannedPageAreMixed) {
     const auto ff = r.text.find('\f');
     ASSERT_NE(ff, std::string::npos);
     EXPECT_TRUE(has_alnum(r.text.substr(0, ff)));
-    EXPECT_GT(texttest::word_bag(r.text.substr(ff + 1)).size(), 50U)
-        << "the scanned page was not read";
+    EXPECT_GT(texttest::word_bag(r.text.substr(ff + 1)).size(), 50U) << "the scanned page was not read";
 }
 
 TEST(PdfText, ForceOcrsEveryPageAndOffNever) {
@@ -289,8 +281,7 @@ TEST(PdfText, SidewaysScanIsTurnedUprightByOsd) {
     // a low confidence, orientation detection turns it, the second pass is kept. (The
     // corpus's cardinal.pdf pages 3 and 4 are the same case on a dense 300-dpi page, where
     // it costs ~2.5 full OCR passes; too slow for this suite.)
-    const vips::VImage sideways =
-        texttest::text_page(texttest::sample_paragraphs()[2]).rot(VIPS_ANGLE_D90);
+    const vips::VImage sideways = texttest::text_page(texttest::sample_paragraphs()[2]).rot(VIPS_ANGLE_D90);
     const std::string pdf = make_scanned_pdf(sideways);
     const TextResult r = extract_pdf_text(as_bytes(pdf), {});
     ASSERT_FALSE(r.error);
@@ -304,15 +295,13 @@ TEST(PdfText, SidewaysScanIsTurnedUprightByOsd) {
 }
 
 TEST(PdfText, MaxOcrPagesCapsOcr) {
-    if (!need_tool("qpdf"))
-        GTEST_SKIP() << "qpdf not installed";
+    if (!need_tool("qpdf")) GTEST_SKIP() << "qpdf not installed";
     TempDir dir;
     const auto one = dir.path() / "one.pdf";
     const auto two = dir.path() / "two.pdf";
-    testsupport::write_file(
-        one, make_scanned_pdf(texttest::text_page(texttest::sample_paragraphs()[1])));
-    ASSERT_EQ(run("qpdf --empty --pages " + quoted(one.string()) + " 1 " + quoted(one.string()) +
-                  " 1 -- " + quoted(two.string()))
+    testsupport::write_file(one, make_scanned_pdf(texttest::text_page(texttest::sample_paragraphs()[1])));
+    ASSERT_EQ(run("qpdf --empty --pages " + quoted(one.string()) + " 1 " + quoted(one.string()) + " 1 -- " +
+                  quoted(two.string()))
                   .status,
               0);
     TextOptions options;
@@ -331,19 +320,13 @@ TEST(PdfText, MaxOcrPagesCapsOcr) {
 
 TEST(PdfText, EncryptedWithUserPasswordIsEncryptedPdf) {
     INGEST_CORPUS_FILE(src, "pdf/text/doc_1_3_pages.pdf");
-    if (!need_tool("qpdf"))
-        GTEST_SKIP() << "qpdf not installed";
+    if (!need_tool("qpdf")) GTEST_SKIP() << "qpdf not installed";
     TempDir dir;
     const auto locked = dir.path() / "locked.pdf";
     const auto owner = dir.path() / "owner.pdf";
-    ASSERT_EQ(run("qpdf --encrypt secret secret 256 -- " + quoted(src.string()) + " " +
-                  quoted(locked.string()))
-                  .status,
+    ASSERT_EQ(run("qpdf --encrypt secret secret 256 -- " + quoted(src.string()) + " " + quoted(locked.string())).status,
               0);
-    ASSERT_EQ(
-        run("qpdf --encrypt '' owner 256 -- " + quoted(src.string()) + " " + quoted(owner.string()))
-            .status,
-        0);
+    ASSERT_EQ(run("qpdf --encrypt '' owner 256 -- " + quoted(src.string()) + " " + quoted(owner.string())).status, 0);
 
     const TextResult l = extract_file(locked);
     ASSERT_TRUE(l.error);
@@ -360,12 +343,12 @@ TEST(PdfText, EncryptedWithUserPasswordIsEncryptedPdf) {
 TEST(PdfText, CorpusEncryptedFilesOpenOrSayEncrypted) {
     for (const char* name : {"empty_protected.pdf", "secHandler.pdf", "print_protection.pdf"}) {
         INGEST_CORPUS_FILE(path, std::string("pdf/encrypted/") + name);
-        const bool reference_reads =
-            run("pdftotext -q " + quoted(path.string()) + " - >/dev/null 2>&1").status == 0;
+        const bool reference_reads = run("pdftotext -q " + quoted(path.string()) + " - >/dev/null 2>&1").status == 0;
         const TextResult r = extract_file(path);
         if (!reference_reads) {
             ASSERT_TRUE(r.error) << name;
-            EXPECT_TRUE(r.error->code == core::ErrorCode::encrypted_pdf || r.error->code == core::ErrorCode::corrupt_file)
+            EXPECT_TRUE(r.error->code == core::ErrorCode::encrypted_pdf ||
+                        r.error->code == core::ErrorCode::corrupt_file)
                 << name;
         } else {
             EXPECT_TRUE(!r.error || !core::is_file_level(r.error->code)) << name;
@@ -379,8 +362,7 @@ TEST(PdfText, CorruptFilesFailWhereThePdftotextCannotRead) {
     for (const auto& entry : std::filesystem::directory_iterator(any.parent_path())) {
         const auto& path = entry.path();
         const bool reference_reads =
-            run("timeout 60 pdftotext -q " + quoted(path.string()) + " - >/dev/null 2>&1").status ==
-            0;
+            run("timeout 60 pdftotext -q " + quoted(path.string()) + " - >/dev/null 2>&1").status == 0;
         TextOptions options;
         options.deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
         const TextResult r = extract_file(path, options);
@@ -388,7 +370,8 @@ TEST(PdfText, CorruptFilesFailWhereThePdftotextCannotRead) {
         if (!reference_reads) {
             ++unreadable;
             ASSERT_TRUE(r.error) << "done where pdftotext fails";
-            EXPECT_TRUE(r.error->code == core::ErrorCode::corrupt_file || r.error->code == core::ErrorCode::encrypted_pdf)
+            EXPECT_TRUE(r.error->code == core::ErrorCode::corrupt_file ||
+                        r.error->code == core::ErrorCode::encrypted_pdf)
                 << r.error->code;
             EXPECT_FALSE(r.error->message.empty());
         } else if (r.error) {
@@ -401,8 +384,7 @@ TEST(PdfText, CorruptFilesFailWhereThePdftotextCannotRead) {
 }
 
 TEST(PdfText, NotAPdfIsCorrupt) {
-    for (const std::string& bytes :
-         {std::string(), std::string("%PDF-1.7\n garbage"), std::string(4096, '\x01')}) {
+    for (const std::string& bytes : {std::string(), std::string("%PDF-1.7\n garbage"), std::string(4096, '\x01')}) {
         const TextResult r = extract_pdf_text(as_bytes(bytes), {});
         ASSERT_TRUE(r.error);
         EXPECT_EQ(r.error->code, core::ErrorCode::corrupt_file);
@@ -452,14 +434,13 @@ std::string make_text_pdf(int pages, const std::vector<int>& blank = {}) {
         std::string content;
         if (std::find(blank.begin(), blank.end(), p) == blank.end()) {
             content = "BT /F1 18 Tf 72 700 Td (Page " + std::to_string(p) +
-                      " of the threaded test) Tj 0 -30 Td (line two says " +
-                      std::to_string(p * 7919 % 1000) + ") Tj ET";
+                      " of the threaded test) Tj 0 -30 Td (line two says " + std::to_string(p * 7919 % 1000) +
+                      ") Tj ET";
         }
         objects.push_back("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << "
                           "/Font << /F1 3 0 R >> >> /Contents " +
                           std::to_string(page_obj + 1) + " 0 R >>");
-        objects.push_back("<< /Length " + std::to_string(content.size()) + " >>\nstream\n" +
-                          content + "\nendstream");
+        objects.push_back("<< /Length " + std::to_string(content.size()) + " >>\nstream\n" + content + "\nendstream");
     }
     objects[1] = "<< /Type /Pages /Kids [" + kids + "] /Count " + std::to_string(pages) + " >>";
     std::string pdf = "%PDF-1.4\n";
@@ -475,8 +456,8 @@ std::string make_text_pdf(int pages, const std::vector<int>& blank = {}) {
         std::snprintf(line, sizeof line, "%010zu 00000 n \n", off);
         pdf += line;
     }
-    pdf += "trailer\n<< /Size " + std::to_string(objects.size() + 1) +
-           " /Root 1 0 R >>\nstartxref\n" + std::to_string(xref) + "\n%%EOF\n";
+    pdf += "trailer\n<< /Size " + std::to_string(objects.size() + 1) + " /Root 1 0 R >>\nstartxref\n" +
+           std::to_string(xref) + "\n%%EOF\n";
     return pdf;
 }
 
@@ -488,8 +469,7 @@ void expect_same(const TextResult& a, const TextResult& b, const std::string& wh
         EXPECT_EQ(a.error->code, b.error->code);
         EXPECT_EQ(a.error->message, b.error->message);
     }
-    EXPECT_TRUE(a.text == b.text) << "texts differ: " << a.text.size() << " vs " << b.text.size()
-                                  << " bytes";
+    EXPECT_TRUE(a.text == b.text) << "texts differ: " << a.text.size() << " vs " << b.text.size() << " bytes";
     EXPECT_EQ(a.method, b.method);
     EXPECT_EQ(a.page_count, b.page_count);
     EXPECT_EQ(a.pages_read, b.pages_read);
@@ -506,8 +486,7 @@ void expect_threads_change_nothing(std::span<const unsigned char> pdf, TextOptio
         for (int threads : {2, 3, 4, 64}) {
             options.pdf_threads = threads;
             expect_same(one, extract_pdf_text(pdf, options),
-                        "max_pages " + std::to_string(max_pages) + ", " + std::to_string(threads) +
-                            " threads");
+                        "max_pages " + std::to_string(max_pages) + ", " + std::to_string(threads) + " threads");
         }
     }
 }

@@ -14,7 +14,11 @@ TEST(CleanText, KeepsValidUtf8AndAllowedControls) {
 }
 
 TEST(CleanText, RemovesControlsAndNormalisesLineEnds) {
-    EXPECT_EQ(clean_text(std::string("a\0b\x01" "c\x7f" "d", 7)), "abcd");
+    EXPECT_EQ(clean_text(std::string("a\0b\x01"
+                                     "c\x7f"
+                                     "d",
+                                     7)),
+              "abcd");
     EXPECT_EQ(clean_text("one\r\ntwo\rthree\n"), "one\ntwo\nthree\n");
     EXPECT_EQ(clean_text("c1 \xc2\x85 gone"), "c1  gone");
 }

@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
-#include <glib.h>
 #include <map>
 #include <memory>
 #include <span>
@@ -14,6 +13,8 @@
 #include <string>
 #include <vector>
 #include <vips/vips8>
+
+#include <glib.h>
 
 namespace texttest {
 
@@ -107,13 +108,11 @@ inline double cer(const std::string& reference, const std::string& candidate) {
     const std::u32string a = normalised(reference);
     const std::u32string b = normalised(candidate);
     std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
-    for (std::size_t j = 0; j <= b.size(); ++j)
-        prev[j] = j;
+    for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
     for (std::size_t i = 1; i <= a.size(); ++i) {
         cur[0] = i;
         for (std::size_t j = 1; j <= b.size(); ++j) {
-            cur[j] = std::min(
-                {prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] != b[j - 1] ? 1 : 0)});
+            cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] != b[j - 1] ? 1 : 0)});
         }
         std::swap(prev, cur);
     }
@@ -161,17 +160,15 @@ inline void vips_start() {
 /// Black text on white rendered by libvips (Pango) at 300 dpi, with a margin: a clean page.
 inline vips::VImage text_page(const std::string& markup, int width_px = 2000) {
     vips_start();
-    vips::VImage ink = vips::VImage::text(markup.c_str(), vips::VImage::option()
-                                                              ->set("font", "DejaVu Serif 12")
-                                                              ->set("dpi", 300)
-                                                              ->set("width", width_px));
+    vips::VImage ink = vips::VImage::text(
+        markup.c_str(),
+        vips::VImage::option()->set("font", "DejaVu Serif 12")->set("dpi", 300)->set("width", width_px));
     vips::VImage page = (255 - ink).cast(VIPS_FORMAT_UCHAR);
     return page.embed(120, 120, page.width() + 240, page.height() + 240,
                       vips::VImage::option()->set("extend", VIPS_EXTEND_WHITE));
 }
 
-inline std::string save_buffer(const vips::VImage& image, const char* suffix,
-                               vips::VOption* options = nullptr) {
+inline std::string save_buffer(const vips::VImage& image, const char* suffix, vips::VOption* options = nullptr) {
     void* buf = nullptr;
     std::size_t size = 0;
     image.write_to_buffer(suffix, &buf, &size, options);

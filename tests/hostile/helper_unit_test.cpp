@@ -3,9 +3,8 @@
 #include "worker/helper/channel.hpp"
 #include "worker/helper/pool.hpp"
 
-#include <gtest/gtest.h>
-
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -43,15 +42,18 @@ JobSpec spec() {
 
 PipelineResult thumbs_part() {
     PipelineResult r;
-    r.fields = {{"content_hash", "h"}, {"size_bytes", "10"}, {"content_type", "application/pdf"},
-                {"thumbnail_status", "done"}, {"thumbnail_72_key", "thumbnails/f1/72.webp"}};
+    r.fields = {{"content_hash", "h"},
+                {"size_bytes", "10"},
+                {"content_type", "application/pdf"},
+                {"thumbnail_status", "done"},
+                {"thumbnail_72_key", "thumbnails/f1/72.webp"}};
     r.outputs = {{"thumbnails/f1/72.webp", webp(20)}};
     return r;
 }
 
 TEST(HelperResults, UnfinishedStepGetsTheStopCode) {
-    auto r = worker::combine_results({thumbs_part()}, spec(), "h", 10, "application/pdf", core::Failure{core::ErrorCode::crashed,
-                                     "The parser process died with SIGSEGV."});
+    auto r = worker::combine_results({thumbs_part()}, spec(), "h", 10, "application/pdf",
+                                     core::Failure{core::ErrorCode::crashed, "The parser process died with SIGSEGV."});
     EXPECT_EQ(field(r, "thumbnail_status"), "done");
     EXPECT_EQ(field(r, "extraction_status"), "failed");
     EXPECT_EQ(field(r, "extraction_error_code"), "crashed");
@@ -74,8 +76,8 @@ TEST(HelperResults, DeathBeforeAnyResultFailsEveryStep) {
 
 TEST(HelperResults, CompleteRunClearsOldErrorsAndOrdersTextFirst) {
     PipelineResult text;
-    text.fields = {{"content_hash", "h"}, {"size_bytes", "10"}, {"extraction_status", "done"},
-                   {"extracted_text", "hi"}};
+    text.fields = {
+        {"content_hash", "h"}, {"size_bytes", "10"}, {"extraction_status", "done"}, {"extracted_text", "hi"}};
     auto r = worker::combine_results({thumbs_part(), text}, spec(), "h", 10, "application/pdf", std::nullopt);
     EXPECT_FALSE(r.step_failed);
     EXPECT_TRUE(clears(r, "error_code"));

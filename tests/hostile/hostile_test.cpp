@@ -6,19 +6,19 @@
 #include "tests/support/redis_server.hpp"
 #include "tests/support/worker_process.hpp"
 
-#include <gtest/gtest.h>
-
-#include <arpa/inet.h>
 #include <csignal>
 #include <fstream>
 #include <map>
-#include <netinet/in.h>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <set>
+#include <thread>
+
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <thread>
 #include <unistd.h>
 
 namespace {
@@ -65,8 +65,7 @@ std::string png_declaring(std::uint32_t width, std::uint32_t height) {
     z += static_cast<char>((~raw.size() >> 8) & 0xFF);
     z += raw;
     z += be32(static_cast<std::uint32_t>(raw.size()) % 65521 << 16 | 1); // adler32 of zeros
-    return std::string("\x89PNG\r\n\x1a\n", 8) + png_chunk("IHDR", ihdr) + png_chunk("IDAT", z) +
-           png_chunk("IEND", "");
+    return std::string("\x89PNG\r\n\x1a\n", 8) + png_chunk("IHDR", ihdr) + png_chunk("IDAT", z) + png_chunk("IEND", "");
 }
 
 std::string nested_pdf() {
@@ -229,9 +228,7 @@ TEST_F(Hostile, EveryHostileFileEndsWithACodeAndTheWorkerSurvives) {
     fs::create_symlink(dir.path() / "outside.txt", store / "link.blob");
     add("symlink", "link.blob");
     files["symlink"] = "symlink in the store";
-    {
-        std::ofstream sparse(store / "sparse.blob");
-    }
+    { std::ofstream sparse(store / "sparse.blob"); }
     fs::resize_file(store / "sparse.blob", 2ULL << 30);
     add("sparse", "sparse.blob");
     files["sparse"] = "2 GiB sparse file over INGEST_MAX_FILE_BYTES";
@@ -239,8 +236,8 @@ TEST_F(Hostile, EveryHostileFileEndsWithACodeAndTheWorkerSurvives) {
     // One worker for everything; the file limit is lowered under the sparse file.
     auto w = start("hw", {{"INGEST_MAX_FILE_BYTES", std::to_string(1ULL << 30)}});
     for (const auto& [id, label] : files) {
-        EXPECT_TRUE(wait_final(id, 180s) == "done" || field(id, "status") == "failed")
-            << label << " is not final\n" << log_of("hw");
+        EXPECT_TRUE(wait_final(id, 180s) == "done" || field(id, "status") == "failed") << label << " is not final\n"
+                                                                                       << log_of("hw");
         expect_coded(id, label);
     }
     ASSERT_TRUE(w->alive()) << log_of("hw");
@@ -255,8 +252,8 @@ TEST_F(Hostile, EveryHostileFileEndsWithACodeAndTheWorkerSurvives) {
             if (line.rfind("Pss:", 0) == 0) helpers_pss += std::stol(line.substr(4));
         }
     }
-    std::cout << "[ info ] worker VmHWM " << hwm << " KiB after " << files.size()
-              << " hostile files; helpers' PSS now " << helpers_pss << " KiB\n";
+    std::cout << "[ info ] worker VmHWM " << hwm << " KiB after " << files.size() << " hostile files; helpers' PSS now "
+              << helpers_pss << " KiB\n";
 
     auto code_of = [&](const std::string& id, const std::string& step) { return field(id, step + "_error_code"); };
     EXPECT_EQ(code_of("bomb_png", "thumbnail"), "too_many_pixels");
@@ -328,9 +325,8 @@ TEST_F(Hostile, ADecoderOverTheMemoryBudgetEndsMemoryLimit) {
     GTEST_SKIP() << "memory budget not comparable under AddressSanitizer";
 #endif
     int status = -1;
-    testsupport::run_command("vips black '" + (store / "huge.jpg").string() +
-                                 "[interlace,Q=50]' 14000 14000 --bands 3 2>&1",
-                             &status);
+    testsupport::run_command(
+        "vips black '" + (store / "huge.jpg").string() + "[interlace,Q=50]' 14000 14000 --bands 3 2>&1", &status);
     ASSERT_EQ(status, 0) << "vips (libvips-tools) could not make the test image";
     const std::map<std::string, std::string> big_images = {{"INGEST_MAX_PIXELS", "200000000"},
                                                            {"INGEST_CONCURRENCY", "1"}};
@@ -388,8 +384,8 @@ TEST(HelperSandbox, NoNetworkAndNoWritesOutsideItsFolder) {
     const fs::path outside = dir.path() / "outside.txt";
     int status = -1;
     std::string out = testsupport::run_ingestd(
-        "helper --self-test-sandbox --scratch " + (dir.path() / "scratch").string() + " --outside " +
-            outside.string() + " --tcp-port " + std::to_string(ntohs(addr.sin_port)),
+        "helper --self-test-sandbox --scratch " + (dir.path() / "scratch").string() + " --outside " + outside.string() +
+            " --tcp-port " + std::to_string(ntohs(addr.sin_port)),
         {}, &status);
     ::close(listener);
     ASSERT_EQ(status, 0) << out;
@@ -416,10 +412,10 @@ TEST(HelperProcess, ProcessCommandParsesInAHelperAndSurvivesBadFiles) {
     if (bad.empty() || jpg.empty()) GTEST_SKIP() << "corpus missing";
     testsupport::write_file(dir.path() / "bomb.png", png_declaring(100000, 100000));
     int status = -1;
-    std::string out = testsupport::run_ingestd("process --out " + (dir.path() / "out").string() + " " +
-                                                   bad.string() + " " + jpg.string() + " " +
-                                                   (dir.path() / "bomb.png").string() + " 2>/dev/null",
-                                               {}, &status);
+    std::string out =
+        testsupport::run_ingestd("process --out " + (dir.path() / "out").string() + " " + bad.string() + " " +
+                                     jpg.string() + " " + (dir.path() / "bomb.png").string() + " 2>/dev/null",
+                                 {}, &status);
     std::vector<nlohmann::json> lines;
     std::istringstream in(out);
     for (std::string line; std::getline(in, line);) lines.push_back(nlohmann::json::parse(line));

@@ -8,7 +8,9 @@ using jobs::ParsedEntry;
 using Verdict = ParsedEntry::Verdict;
 using Fields = std::vector<std::pair<std::string, std::string>>;
 
-ParsedEntry parse(const Fields& f) { return jobs::parse_event("1-0", f); }
+ParsedEntry parse(const Fields& f) {
+    return jobs::parse_event("1-0", f);
+}
 
 TEST(Event, ValidMinimal) {
     auto p = parse({{"file_id", "f1"}, {"storage_key", "ab/f1.blob"}});
@@ -63,8 +65,8 @@ TEST(Event, StorageKeyRules) {
     EXPECT_EQ(jobs::storage_key_problem("a"), "");
     EXPECT_EQ(jobs::storage_key_problem("a/b.c/d-e_f"), "");
     EXPECT_EQ(jobs::storage_key_problem("..a/b..c"), "");
-    for (const std::string& bad : std::vector<std::string>{"", "/etc/passwd", "../x", "a/../b", "a/./b", "a//b", "a/", "a\\b",
-                            "a b", "a/\xc3\xa9", std::string("a\0b", 3)}) {
+    for (const std::string& bad : std::vector<std::string>{"", "/etc/passwd", "../x", "a/../b", "a/./b", "a//b", "a/",
+                                                           "a\\b", "a b", "a/\xc3\xa9", std::string("a\0b", 3)}) {
         EXPECT_NE(jobs::storage_key_problem(bad), "") << bad;
     }
     EXPECT_EQ(jobs::storage_key_problem(std::string(1024, 'a')), "");

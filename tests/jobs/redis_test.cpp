@@ -1,5 +1,4 @@
 #include "jobs/redis.hpp"
-
 #include "tests/support/redis_server.hpp"
 
 #include <gtest/gtest.h>

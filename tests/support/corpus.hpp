@@ -39,11 +39,11 @@ private:
 
 /// In a TEST body: binds `var` to a corpus file, or skips with a visible message
 /// (fails when CI=true) when the corpus is absent.
-#define INGEST_CORPUS_FILE(var, relative)                                                        \
-    const std::filesystem::path var = ::testsupport::corpus_file(relative);                      \
-    if (var.empty()) {                                                                           \
-        if (::testsupport::in_ci()) {                                                            \
-            FAIL() << "corpus file " << (relative) << " missing under ../shared (CI=true)";      \
-        }                                                                                        \
-        GTEST_SKIP() << "corpus file " << (relative) << " not found: ../shared/corpus absent";   \
+#define INGEST_CORPUS_FILE(var, relative)                                                                              \
+    const std::filesystem::path var = ::testsupport::corpus_file(relative);                                            \
+    if (var.empty()) {                                                                                                 \
+        if (::testsupport::in_ci()) {                                                                                  \
+            FAIL() << "corpus file " << (relative) << " missing under ../shared (CI=true)";                            \
+        }                                                                                                              \
+        GTEST_SKIP() << "corpus file " << (relative) << " not found: ../shared/corpus absent";                         \
     }

@@ -1,6 +1,7 @@
 #include "tests/support/http_client.hpp"
 
 #include <algorithm>
+
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>

@@ -26,6 +26,8 @@ HttpResponse http_raw(int port, const std::string& raw, int timeout_s = 5);
 HttpResponse http_request(int port, const std::string& method, const std::string& path,
                           const std::string& extra_headers = "");
 
-inline HttpResponse http_get(int port, const std::string& path) { return http_request(port, "GET", path); }
+inline HttpResponse http_get(int port, const std::string& path) {
+    return http_request(port, "GET", path);
+}
 
 } // namespace testsupport

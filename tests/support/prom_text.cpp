@@ -49,9 +49,9 @@ PromText parse_prometheus_text(const std::string& text) {
     };
     if (!text.empty() && text.back() != '\n') error(0, "the exposition does not end with a newline");
 
-    std::set<std::string> closed;  // families whose samples are over
-    std::string current;           // family of the previous line
-    std::set<std::string> series;  // name + labels seen
+    std::set<std::string> closed; // families whose samples are over
+    std::string current;          // family of the previous line
+    std::set<std::string> series; // name + labels seen
     std::set<std::string> helped;
     std::istringstream in(text);
     std::string line;
@@ -122,9 +122,12 @@ PromText parse_prometheus_text(const std::string& text) {
                     if (line[j] == '\\') {
                         if (j + 1 >= line.size()) break;
                         char e = line[++j];
-                        if (e == 'n') value += '\n';
-                        else if (e == '\\' || e == '"') value += e;
-                        else ok = false;
+                        if (e == 'n')
+                            value += '\n';
+                        else if (e == '\\' || e == '"')
+                            value += e;
+                        else
+                            ok = false;
                     } else if (line[j] == '"') {
                         closed_quote = true;
                         break;

@@ -62,9 +62,9 @@ void RedisServer::start() {
     if (pid == 0) {
         std::string port = std::to_string(m_port);
         std::string dir = m_dir.string();
-        ::execlp("redis-server", "redis-server", "--port", port.c_str(), "--bind", "127.0.0.1",
-                 "--dir", dir.c_str(), "--save", "", "--appendonly", m_append_only ? "yes" : "no",
-                 "--logfile", "redis.log", static_cast<char*>(nullptr));
+        ::execlp("redis-server", "redis-server", "--port", port.c_str(), "--bind", "127.0.0.1", "--dir", dir.c_str(),
+                 "--save", "", "--appendonly", m_append_only ? "yes" : "no", "--logfile", "redis.log",
+                 static_cast<char*>(nullptr));
         ::_exit(127);
     }
     m_pid = pid;
@@ -92,8 +92,7 @@ RedisServer::~RedisServer() {
 }
 
 std::string RedisServer::cli(const std::string& args) const {
-    std::string out =
-        run_command("redis-cli -p " + std::to_string(m_port) + " " + args + " 2>/dev/null");
+    std::string out = run_command("redis-cli -p " + std::to_string(m_port) + " " + args + " 2>/dev/null");
     while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) {
         out.pop_back();
     }

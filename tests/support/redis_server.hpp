@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <string>
+
 #include <sys/types.h>
 
 namespace testsupport {

@@ -9,7 +9,9 @@
 
 #define INGESTD_LSAN_OPTIONS "suppressions=" INGESTD_SOURCE_DIR "/tests/lsan.supp:print_suppressions=0"
 
-extern "C" const char* __lsan_default_options() { return INGESTD_LSAN_OPTIONS; }
+extern "C" const char* __lsan_default_options() {
+    return INGESTD_LSAN_OPTIONS;
+}
 
 namespace {
 const bool g_children_too = [] {

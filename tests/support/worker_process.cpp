@@ -4,8 +4,9 @@
 
 #include <csignal>
 #include <cstdlib>
-#include <fcntl.h>
 #include <thread>
+
+#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -19,8 +20,7 @@ std::string ingestd_binary() {
 #endif
 }
 
-WorkerProcess::WorkerProcess(const std::map<std::string, std::string>& env,
-                             const std::filesystem::path& log) {
+WorkerProcess::WorkerProcess(const std::map<std::string, std::string>& env, const std::filesystem::path& log) {
     pid_t pid = ::fork();
     if (pid == 0) {
         for (const auto& [k, v] : env) ::setenv(k.c_str(), v.c_str(), 1);
@@ -68,8 +68,7 @@ int WorkerProcess::wait(std::chrono::milliseconds timeout) {
     return m_status;
 }
 
-std::string run_ingestd(const std::string& args, const std::map<std::string, std::string>& env,
-                        int* status) {
+std::string run_ingestd(const std::string& args, const std::map<std::string, std::string>& env, int* status) {
     std::string cmd;
     for (const auto& [k, v] : env) cmd += k + "='" + v + "' ";
     cmd += ingestd_binary() + " " + args;

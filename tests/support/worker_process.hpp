@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <map>
 #include <string>
+
 #include <sys/types.h>
 
 namespace testsupport {
@@ -32,7 +33,6 @@ private:
 std::string ingestd_binary();
 
 /// Runs ingestd with `args` (a shell-quoted string) and extra environment; returns stdout.
-std::string run_ingestd(const std::string& args, const std::map<std::string, std::string>& env,
-                        int* status = nullptr);
+std::string run_ingestd(const std::string& args, const std::map<std::string, std::string>& env, int* status = nullptr);
 
 } // namespace testsupport

@@ -5,11 +5,12 @@
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
-#include <gtest/gtest.h>
 #include <string>
-#include <sys/resource.h>
 #include <vector>
 #include <vips/vips8>
+
+#include <gtest/gtest.h>
+#include <sys/resource.h>
 
 namespace {
 
@@ -41,8 +42,7 @@ VImage gradient(int width, int height, int bands = 3) {
 }
 
 std::string jpeg_of(const VImage& image, bool progressive = false) {
-    return blob_to_string(
-        image.jpegsave_buffer(VImage::option()->set("Q", 90)->set("interlace", progressive)));
+    return blob_to_string(image.jpegsave_buffer(VImage::option()->set("Q", 90)->set("interlace", progressive)));
 }
 
 std::string png_of(const VImage& image) {
@@ -61,8 +61,7 @@ std::pair<int, int> fit(int width, int height, int size) {
 }
 
 bool is_webp(const std::string& bytes) {
-    return bytes.size() > 12 && bytes.compare(0, 4, "RIFF") == 0 &&
-           bytes.compare(8, 4, "WEBP") == 0;
+    return bytes.size() > 12 && bytes.compare(0, 4, "RIFF") == 0 && bytes.compare(8, 4, "WEBP") == 0;
 }
 
 // Checks the three files: WebP, the size they claim, within +-1 of the fit rule
@@ -90,8 +89,7 @@ void expect_thumbnails(const Result& result, int width, int height, bool exact) 
         }
         EXPECT_LE(std::max(image.width(), image.height()), thumbnail.size);
         EXPECT_EQ(vips_image_get_n_pages(image.get_image()), 1);
-        for (const char* field :
-             {VIPS_META_EXIF_NAME, VIPS_META_XMP_NAME, VIPS_META_ICC_NAME, VIPS_META_IPTC_NAME}) {
+        for (const char* field : {VIPS_META_EXIF_NAME, VIPS_META_XMP_NAME, VIPS_META_ICC_NAME, VIPS_META_IPTC_NAME}) {
             EXPECT_EQ(vips_image_get_typeof(image.get_image(), field), 0U) << field;
         }
     }
@@ -103,8 +101,7 @@ double mean_abs_diff(const VImage& a, const VImage& b) {
     auto rgb = [](const VImage& image) {
         VImage srgb = image.colourspace(VIPS_INTERPRETATION_sRGB);
         if (srgb.has_alpha()) {
-            srgb = srgb.flatten(
-                VImage::option()->set("background", std::vector<double>{255, 255, 255}));
+            srgb = srgb.flatten(VImage::option()->set("background", std::vector<double>{255, 255, 255}));
         }
         return srgb.extract_band(0, VImage::option()->set("n", 3));
     };
@@ -142,8 +139,7 @@ protected:
 };
 
 TEST_F(ThumbnailerTest, LandscapeJpegFitsEachBox) {
-    const Result result =
-        thumbnails::render_image(as_bytes(jpeg_of(gradient(1200, 800))), m_options);
+    const Result result = thumbnails::render_image(as_bytes(jpeg_of(gradient(1200, 800))), m_options);
     expect_thumbnails(result, 1200, 800, true);
     EXPECT_EQ(result.thumbnails[0].width, 288);
     EXPECT_EQ(result.thumbnails[0].height, 192);
@@ -163,8 +159,7 @@ TEST_F(ThumbnailerTest, PortraitPngFitsEachBox) {
 }
 
 TEST_F(ThumbnailerTest, SquareFitsEachBoxExactly) {
-    const Result result =
-        thumbnails::render_image(as_bytes(jpeg_of(gradient(500, 500))), m_options);
+    const Result result = thumbnails::render_image(as_bytes(jpeg_of(gradient(500, 500))), m_options);
     expect_thumbnails(result, 500, 500, true);
     for (const auto& thumbnail : result.thumbnails) {
         EXPECT_EQ(thumbnail.width, thumbnail.size);
@@ -173,11 +168,10 @@ TEST_F(ThumbnailerTest, SquareFitsEachBoxExactly) {
 }
 
 TEST_F(ThumbnailerTest, OddAspectRatiosStayWithinOnePixelOfTheRule) {
-    for (auto [w, h] : {std::pair{1000, 333}, std::pair{333, 1000}, std::pair{2000, 7},
-                        std::pair{7, 2000}, std::pair{289, 145}, std::pair{100, 73}}) {
+    for (auto [w, h] : {std::pair{1000, 333}, std::pair{333, 1000}, std::pair{2000, 7}, std::pair{7, 2000},
+                        std::pair{289, 145}, std::pair{100, 73}}) {
         SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h));
-        expect_thumbnails(thumbnails::render_image(as_bytes(png_of(gradient(w, h))), m_options), w,
-                          h, false);
+        expect_thumbnails(thumbnails::render_image(as_bytes(png_of(gradient(w, h))), m_options), w, h, false);
     }
 }
 
@@ -202,8 +196,7 @@ TEST_F(ThumbnailerTest, BetweenSizesOnlyTheSmallerBoxesShrink) {
 
 TEST_F(ThumbnailerTest, AlphaIsKept) {
     INGEST_CORPUS_FILE(path, "img/png/transparent.png");
-    const Result result =
-        thumbnails::render_image(as_bytes(testsupport::read_file(path)), m_options);
+    const Result result = thumbnails::render_image(as_bytes(testsupport::read_file(path)), m_options);
     expect_thumbnails(result, 200, 150, true);
     for (const auto& thumbnail : result.thumbnails) {
         EXPECT_EQ(load(thumbnail.webp).bands(), 4);
@@ -211,8 +204,7 @@ TEST_F(ThumbnailerTest, AlphaIsKept) {
 }
 
 TEST_F(ThumbnailerTest, GeneratedAlphaIsKept) {
-    const Result result =
-        thumbnails::render_image(as_bytes(png_of(gradient(640, 480, 4))), m_options);
+    const Result result = thumbnails::render_image(as_bytes(png_of(gradient(640, 480, 4))), m_options);
     expect_thumbnails(result, 640, 480, true);
     for (const auto& thumbnail : result.thumbnails) {
         VImage image = load(thumbnail.webp);
@@ -264,25 +256,22 @@ TEST_F(ThumbnailerTest, CmykJpegBecomesThreeBandSrgb) {
 }
 
 TEST_F(ThumbnailerTest, MetadataBlocksAreStripped) {
-    for (const char* name :
-         {"img/jpeg/exif_gps.jpg", "img/jpeg/xmp_test.jpg", "img/jpeg/icc_profile_big.jpg",
-          "img/jpeg/sample-xyb.jpg", "img/orient/vips-rotation-6.jpg"}) {
+    for (const char* name : {"img/jpeg/exif_gps.jpg", "img/jpeg/xmp_test.jpg", "img/jpeg/icc_profile_big.jpg",
+                             "img/jpeg/sample-xyb.jpg", "img/orient/vips-rotation-6.jpg"}) {
         SCOPED_TRACE(name);
         INGEST_CORPUS_FILE(path, name);
         const std::string bytes = testsupport::read_file(path);
         VImage original = load(bytes);
-        const bool had_metadata =
-            vips_image_get_typeof(original.get_image(), VIPS_META_EXIF_NAME) != 0 ||
-            vips_image_get_typeof(original.get_image(), VIPS_META_XMP_NAME) != 0 ||
-            vips_image_get_typeof(original.get_image(), VIPS_META_ICC_NAME) != 0;
+        const bool had_metadata = vips_image_get_typeof(original.get_image(), VIPS_META_EXIF_NAME) != 0 ||
+                                  vips_image_get_typeof(original.get_image(), VIPS_META_XMP_NAME) != 0 ||
+                                  vips_image_get_typeof(original.get_image(), VIPS_META_ICC_NAME) != 0;
         EXPECT_TRUE(had_metadata) << "corpus file without metadata: the test proves nothing";
         int width = original.width();
         int height = original.height();
         if (vips_image_get_orientation_swap(original.get_image())) {
             std::swap(width, height);
         }
-        expect_thumbnails(thumbnails::render_image(as_bytes(bytes), m_options), width, height,
-                          false);
+        expect_thumbnails(thumbnails::render_image(as_bytes(bytes), m_options), width, height, false);
     }
 }
 
@@ -290,8 +279,7 @@ TEST_F(ThumbnailerTest, EmbeddedProfileIsAppliedBeforeStripping) {
     // An XYB JPEG is unrecognisable without its ICC profile.
     INGEST_CORPUS_FILE(path, "img/jpeg/sample-xyb.jpg");
     INGEST_CORPUS_FILE(plain, "img/jpeg/sample.jpg");
-    const Result result =
-        thumbnails::render_image(as_bytes(testsupport::read_file(path)), m_options);
+    const Result result = thumbnails::render_image(as_bytes(testsupport::read_file(path)), m_options);
     ASSERT_FALSE(result.error);
     VImage reference = VImage::thumbnail(plain.c_str(), 288);
     EXPECT_LT(mean_abs_diff(load(result.thumbnails[0].webp), reference), 12);
@@ -319,8 +307,7 @@ void expect_upright(const char* name, bool swapped, thumbnails::Options options)
     EXPECT_LT(mean_abs_diff(ours, reference), 12);
     // And it is not the unrotated image.
     if (!swapped) {
-        VImage unrotated =
-            VImage::thumbnail(path.c_str(), 288, VImage::option()->set("no_rotate", true));
+        VImage unrotated = VImage::thumbnail(path.c_str(), 288, VImage::option()->set("no_rotate", true));
         EXPECT_GT(mean_abs_diff(ours, unrotated), 12);
     }
 }
@@ -335,11 +322,10 @@ TEST_F(ThumbnailerTest, ExifOrientation3IsApplied) {
 
 TEST_F(ThumbnailerTest, EveryConformanceImageGetsThreeFittingThumbnails) {
     for (const char* name :
-         {"img/jpeg/flower.jpg", "img/jpeg/xmp_test.jpg", "img/jpeg/ultra-hdr.jpg",
-          "img/jpeg/pil_sample_cmyk.jpg", "img/png/transparent.png", "img/png/indexed.png",
-          "img/png/sample.png", "img/gif/iss634.gif", "img/gif/hopper.gif", "img/webp/flower.webp",
-          "img/webp/big-height.webp", "img/tiff/sample.tif", "img/tiff/pport_g4.tif",
-          "img/webp/iss634.webp", "img/orient/hopper_orientation_3.webp",
+         {"img/jpeg/flower.jpg", "img/jpeg/xmp_test.jpg", "img/jpeg/ultra-hdr.jpg", "img/jpeg/pil_sample_cmyk.jpg",
+          "img/png/transparent.png", "img/png/indexed.png", "img/png/sample.png", "img/gif/iss634.gif",
+          "img/gif/hopper.gif", "img/webp/flower.webp", "img/webp/big-height.webp", "img/tiff/sample.tif",
+          "img/tiff/pport_g4.tif", "img/webp/iss634.webp", "img/orient/hopper_orientation_3.webp",
           "img/orient/g4_orientation_6.tif"}) {
         SCOPED_TRACE(name);
         INGEST_CORPUS_FILE(path, name);
@@ -381,8 +367,7 @@ TEST_F(ThumbnailerTest, CorruptImagesFailAsValuesOrSucceed) {
     }
     for (const auto& entry : std::filesystem::directory_iterator(dir)) {
         SCOPED_TRACE(entry.path().string());
-        const Result result =
-            thumbnails::render_image(as_bytes(testsupport::read_file(entry.path())), m_options);
+        const Result result = thumbnails::render_image(as_bytes(testsupport::read_file(entry.path())), m_options);
         if (result.error) {
             EXPECT_EQ(result.error->code, core::ErrorCode::corrupt_file);
             EXPECT_FALSE(result.error->message.empty());
@@ -396,8 +381,8 @@ TEST_F(ThumbnailerTest, CorruptImagesFailAsValuesOrSucceed) {
 
 TEST_F(ThumbnailerTest, GarbageAndTruncatedBytesAreCorrupt) {
     const std::string jpeg = jpeg_of(gradient(800, 600));
-    for (const std::string& bytes : {std::string(), std::string("not an image at all"),
-                                     jpeg.substr(0, 200), std::string("\x89PNG\r\n\x1a\n", 8)}) {
+    for (const std::string& bytes : {std::string(), std::string("not an image at all"), jpeg.substr(0, 200),
+                                     std::string("\x89PNG\r\n\x1a\n", 8)}) {
         const Result result = thumbnails::render_image(as_bytes(bytes), m_options);
         ASSERT_TRUE(result.error);
         EXPECT_EQ(result.error->code, core::ErrorCode::corrupt_file);
@@ -412,8 +397,7 @@ TEST_F(ThumbnailerTest, CorruptAndEncryptedPdfsFailAsValues) {
     }
     for (const auto& entry : std::filesystem::directory_iterator(bad)) {
         SCOPED_TRACE(entry.path().string());
-        const Result result =
-            thumbnails::render_pdf(as_bytes(testsupport::read_file(entry.path())), m_options);
+        const Result result = thumbnails::render_pdf(as_bytes(testsupport::read_file(entry.path())), m_options);
         if (result.error) {
             EXPECT_TRUE(result.error->code == core::ErrorCode::corrupt_file ||
                         result.error->code == core::ErrorCode::encrypted_pdf)
@@ -422,8 +406,7 @@ TEST_F(ThumbnailerTest, CorruptAndEncryptedPdfsFailAsValues) {
             EXPECT_EQ(result.thumbnails.size(), 3U);
         }
     }
-    const Result garbage =
-        thumbnails::render_pdf(as_bytes(std::string("%PDF-1.4 nothing")), m_options);
+    const Result garbage = thumbnails::render_pdf(as_bytes(std::string("%PDF-1.4 nothing")), m_options);
     ASSERT_TRUE(garbage.error);
     EXPECT_EQ(garbage.error->code, core::ErrorCode::corrupt_file);
 }
@@ -432,8 +415,8 @@ TEST_F(ThumbnailerTest, PixelBombFailsFastWithBoundedMemory) {
     // A valid PNG signature and IHDR declaring 100000 x 100000 grey pixels, then a tiny IDAT.
     auto chunk = [](const std::string& type, const std::string& data) {
         auto be32 = [](std::uint32_t v) {
-            return std::string{static_cast<char>(v >> 24), static_cast<char>(v >> 16),
-                               static_cast<char>(v >> 8), static_cast<char>(v)};
+            return std::string{static_cast<char>(v >> 24), static_cast<char>(v >> 16), static_cast<char>(v >> 8),
+                               static_cast<char>(v)};
         };
         const std::string body = type + data;
         return be32(static_cast<std::uint32_t>(data.size())) + body + be32(crc32_of(body));
@@ -452,11 +435,10 @@ TEST_F(ThumbnailerTest, PixelBombFailsFastWithBoundedMemory) {
                         0,
                         0};
     // zlib stream of 1000 zero bytes (stored block), enough to be a plausible start.
-    std::string idat = {
-        0x78, 0x01, 0x01, static_cast<char>(0xe8), 0x03, 0x17, static_cast<char>(0xfc)};
+    std::string idat = {0x78, 0x01, 0x01, static_cast<char>(0xe8), 0x03, 0x17, static_cast<char>(0xfc)};
     idat += std::string(1000, '\0');
-    const std::string png = std::string("\x89PNG\r\n\x1a\n", 8) + chunk("IHDR", ihdr) +
-                            chunk("IDAT", idat) + chunk("IEND", "");
+    const std::string png =
+        std::string("\x89PNG\r\n\x1a\n", 8) + chunk("IHDR", ihdr) + chunk("IDAT", idat) + chunk("IEND", "");
     ASSERT_EQ(load(png).width(), 100000);
 
     const long rss_before = peak_rss_kib();
@@ -465,8 +447,7 @@ TEST_F(ThumbnailerTest, PixelBombFailsFastWithBoundedMemory) {
     const auto elapsed = std::chrono::steady_clock::now() - start;
     ASSERT_TRUE(result.error);
     EXPECT_EQ(result.error->code, core::ErrorCode::too_many_pixels);
-    EXPECT_NE(result.error->message.find("100000x100000"), std::string::npos)
-        << result.error->message;
+    EXPECT_NE(result.error->message.find("100000x100000"), std::string::npos) << result.error->message;
     EXPECT_LT(elapsed, std::chrono::seconds(1));
     EXPECT_LT(peak_rss_kib() - rss_before, 50 * 1024);
 }
@@ -536,17 +517,16 @@ TEST_F(ThumbnailerTest, LoadersOutsideTheListAreBlocked) {
     // A 2x2 24-bit BMP: libvips reads BMP only through ImageMagick, which stays blocked.
     std::string bmp = "BM";
     auto le32 = [](std::uint32_t v) {
-        return std::string{static_cast<char>(v), static_cast<char>(v >> 8),
-                           static_cast<char>(v >> 16), static_cast<char>(v >> 24)};
+        return std::string{static_cast<char>(v), static_cast<char>(v >> 8), static_cast<char>(v >> 16),
+                           static_cast<char>(v >> 24)};
     };
     const std::string pixels(16, '\x7f');
     bmp += le32(54 + 16) + le32(0) + le32(54);
-    bmp += le32(40) + le32(2) + le32(2) + std::string{1, 0, 24, 0} + le32(0) + le32(16) +
-           le32(2835) + le32(2835) + le32(0) + le32(0);
+    bmp += le32(40) + le32(2) + le32(2) + std::string{1, 0, 24, 0} + le32(0) + le32(16) + le32(2835) + le32(2835) +
+           le32(0) + le32(0);
     bmp += pixels;
-    const std::string svg =
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"100\" height=\"100\">"
-        "<rect width=\"100\" height=\"100\" fill=\"red\"/></svg>";
+    const std::string svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"100\" height=\"100\">"
+                            "<rect width=\"100\" height=\"100\" fill=\"red\"/></svg>";
     std::vector<std::string> inputs = {bmp, svg};
     if (const auto pdf = testsupport::corpus_file("pdf/text/tracemonkey.pdf"); !pdf.empty()) {
         inputs.push_back(testsupport::read_file(pdf));
@@ -571,8 +551,8 @@ TEST_F(ThumbnailerTest, AvifIsReadWhenLibheifCanDecodeIt) {
 }
 
 TEST_F(ThumbnailerTest, SixteenBitAndGreyInputsBecomeEightBitSrgb) {
-    VImage grey = gradient(500, 400).extract_band(0).copy(
-        VImage::option()->set("interpretation", VIPS_INTERPRETATION_B_W));
+    VImage grey =
+        gradient(500, 400).extract_band(0).copy(VImage::option()->set("interpretation", VIPS_INTERPRETATION_B_W));
     VImage rgb16 = (gradient(500, 400).cast(VIPS_FORMAT_USHORT) * 256)
                        .cast(VIPS_FORMAT_USHORT)
                        .copy(VImage::option()->set("interpretation", VIPS_INTERPRETATION_RGB16));
@@ -586,12 +566,11 @@ TEST_F(ThumbnailerTest, SixteenBitAndGreyInputsBecomeEightBitSrgb) {
 }
 
 TEST(ThumbnailerTypes, SupportedImageTypes) {
-    for (const char* mime :
-         {"image/jpeg", "image/png", "image/gif", "image/webp", "image/tiff", "image/heic"}) {
+    for (const char* mime : {"image/jpeg", "image/png", "image/gif", "image/webp", "image/tiff", "image/heic"}) {
         EXPECT_TRUE(thumbnails::is_supported_image(mime)) << mime;
     }
-    for (const char* mime : {"image/bmp", "image/x-ms-bmp", "image/svg+xml", "application/pdf",
-                             "text/plain", "image/x-icon", ""}) {
+    for (const char* mime :
+         {"image/bmp", "image/x-ms-bmp", "image/svg+xml", "application/pdf", "text/plain", "image/x-icon", ""}) {
         EXPECT_FALSE(thumbnails::is_supported_image(mime)) << mime;
     }
 }

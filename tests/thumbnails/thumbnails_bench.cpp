@@ -11,8 +11,9 @@
 #include <fstream>
 #include <iterator>
 #include <string>
-#include <sys/resource.h>
 #include <vector>
+
+#include <sys/resource.h>
 
 int main(int argc, char** argv) {
     if (argc < 2) {
@@ -21,8 +22,7 @@ int main(int argc, char** argv) {
     }
     const int runs = argc > 2 ? std::max(1, std::stoi(argv[2])) : 5;
     std::ifstream in(argv[1], std::ios::binary);
-    const std::vector<unsigned char> bytes((std::istreambuf_iterator<char>(in)),
-                                           std::istreambuf_iterator<char>());
+    const std::vector<unsigned char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     if (bytes.empty()) {
         std::fprintf(stderr, "cannot read %s\n", argv[1]);
         return 2;
@@ -34,9 +34,7 @@ int main(int argc, char** argv) {
     for (int i = 0; i < runs; ++i) {
         const auto start = std::chrono::steady_clock::now();
         result = pdf ? thumbnails::render_pdf(bytes, {}) : thumbnails::render_image(bytes, {});
-        times.push_back(
-            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-                .count());
+        times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
         if (result.error) {
             std::fprintf(stderr, "%s: %s\n", std::string(core::to_string(result.error->code)).c_str(),
                          result.error->message.c_str());

@@ -1,18 +1,18 @@
 #include "thumbnails/webp_metadata.hpp"
 
 #include <cstdint>
-#include <gtest/gtest.h>
 #include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 #include <vips/vips8>
 
+#include <gtest/gtest.h>
+
 namespace {
 
 std::string le32(std::uint32_t v) {
-    return {static_cast<char>(v), static_cast<char>(v >> 8), static_cast<char>(v >> 16),
-            static_cast<char>(v >> 24)};
+    return {static_cast<char>(v), static_cast<char>(v >> 8), static_cast<char>(v >> 16), static_cast<char>(v >> 24)};
 }
 
 std::string chunk(const std::string& fourcc, const std::string& payload) {
@@ -33,11 +33,10 @@ std::vector<std::string> fourccs(const std::string& webp, int* flags = nullptr) 
     std::size_t at = 12;
     while (at + 8 <= webp.size()) {
         const std::string fourcc = webp.substr(at, 4);
-        const std::uint32_t length =
-            static_cast<unsigned char>(webp[at + 4]) |
-            static_cast<unsigned char>(webp[at + 5]) << 8 |
-            static_cast<unsigned char>(webp[at + 6]) << 16 |
-            static_cast<std::uint32_t>(static_cast<unsigned char>(webp[at + 7])) << 24;
+        const std::uint32_t length = static_cast<unsigned char>(webp[at + 4]) |
+                                     static_cast<unsigned char>(webp[at + 5]) << 8 |
+                                     static_cast<unsigned char>(webp[at + 6]) << 16 |
+                                     static_cast<std::uint32_t>(static_cast<unsigned char>(webp[at + 7])) << 24;
         if (fourcc == "VP8X" && flags != nullptr) {
             *flags = static_cast<unsigned char>(webp[at + 8]);
         }
@@ -48,11 +47,10 @@ std::vector<std::string> fourccs(const std::string& webp, int* flags = nullptr) 
 }
 
 TEST(WebpMetadata, DropsExifXmpAndIccAndTheirFlags) {
-    const std::string vp8x =
-        std::string{0x20 | 0x10 | 0x08 | 0x04, 0, 0, 0} + std::string(6, '\x01');
-    const std::string input = riff(chunk("VP8X", vp8x) + chunk("ICCP", "icc") +
-                                   chunk("ALPH", "alpha") + chunk("VP8 ", "bitstream!") +
-                                   chunk("EXIF", "Exif\0\0II") + chunk("XMP ", "<x:xmpmeta/>"));
+    const std::string vp8x = std::string{0x20 | 0x10 | 0x08 | 0x04, 0, 0, 0} + std::string(6, '\x01');
+    const std::string input =
+        riff(chunk("VP8X", vp8x) + chunk("ICCP", "icc") + chunk("ALPH", "alpha") + chunk("VP8 ", "bitstream!") +
+             chunk("EXIF", "Exif\0\0II") + chunk("XMP ", "<x:xmpmeta/>"));
     int flags = -1;
     const std::string out = thumbnails::strip_webp_metadata(input);
     EXPECT_EQ(fourccs(out, &flags), (std::vector<std::string>{"VP8X", "ALPH", "VP8 "}));
@@ -65,8 +63,8 @@ TEST(WebpMetadata, DropsExifXmpAndIccAndTheirFlags) {
 
 TEST(WebpMetadata, VP8XWithNothingLeftBecomesTheSimpleFormat) {
     const std::string vp8x = std::string{0x08, 0, 0, 0} + std::string(6, '\x01');
-    const std::string out = thumbnails::strip_webp_metadata(
-        riff(chunk("VP8X", vp8x) + chunk("VP8 ", "abc") + chunk("EXIF", "exif")));
+    const std::string out =
+        thumbnails::strip_webp_metadata(riff(chunk("VP8X", vp8x) + chunk("VP8 ", "abc") + chunk("EXIF", "exif")));
     EXPECT_EQ(fourccs(out), (std::vector<std::string>{"VP8 "}));
     EXPECT_EQ(out, riff(chunk("VP8 ", "abc")));
 }
@@ -77,8 +75,8 @@ TEST(WebpMetadata, FileWithoutMetadataIsUnchanged) {
 }
 
 TEST(WebpMetadata, MalformedInputThrows) {
-    for (const std::string& bad : {std::string(), std::string("RIFF\0\0\0\0WEBX", 12),
-                                   riff("VP8 " + le32(1000) + "short"), riff("VP8")}) {
+    for (const std::string& bad :
+         {std::string(), std::string("RIFF\0\0\0\0WEBX", 12), riff("VP8 " + le32(1000) + "short"), riff("VP8")}) {
         EXPECT_THROW(thumbnails::strip_webp_metadata(bad), std::runtime_error);
     }
 }
@@ -86,8 +84,7 @@ TEST(WebpMetadata, MalformedInputThrows) {
 TEST(WebpMetadata, LibvipsOutputLoadsBackWithoutMetadata) {
     ASSERT_EQ(VIPS_INIT("webp_metadata_test"), 0);
     vips::VImage image = vips::VImage::black(64, 48, vips::VImage::option()->set("bands", 4)) + 100;
-    image = image.cast(VIPS_FORMAT_UCHAR)
-                .copy(vips::VImage::option()->set("interpretation", VIPS_INTERPRETATION_sRGB));
+    image = image.cast(VIPS_FORMAT_UCHAR).copy(vips::VImage::option()->set("interpretation", VIPS_INTERPRETATION_sRGB));
     VipsBlob* blob = image.webpsave_buffer(vips::VImage::option()->set("strip", true));
     std::size_t length = 0;
     const void* data = vips_blob_get(blob, &length);

@@ -3,8 +3,9 @@
 #include "tests/support/redis_server.hpp"
 #include "tests/support/worker_process.hpp"
 
-#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+
+#include <gtest/gtest.h>
 
 namespace {
 
@@ -51,7 +52,8 @@ TEST(Cli, WorkerAndProcessNeedTheHelperBesideThem) {
     for (const std::string& cmd : std::vector<std::string>{"worker", "process " + (d.path() / "a.txt").string()}) {
         int st = -1;
         const std::string err = testsupport::run_command(
-            "INGEST_HTTP_ADDR=off INGEST_REDIS_URL=redis://127.0.0.1:1/0 '" + solo.string() + "' " + cmd + " 2>&1", &st);
+            "INGEST_HTTP_ADDR=off INGEST_REDIS_URL=redis://127.0.0.1:1/0 '" + solo.string() + "' " + cmd + " 2>&1",
+            &st);
         EXPECT_EQ(st, 2) << cmd << ": " << err;
         EXPECT_NE(err.find((d.path() / "ingestd-helper").string()), std::string::npos) << err;
     }
@@ -90,7 +92,8 @@ TEST(Cli, ProcessNeedsNoRedisAndPrintsOneObjectPerFile) {
     for (auto& [k, v] : a.items()) EXPECT_TRUE(v.is_string()) << k;
     auto b = nlohmann::json::parse(out.substr(nl + 1));
     EXPECT_EQ(b["extraction_status"], "not_applicable");
-    out = run_ingestd("process --id my-id --out " + (d.path() / "out").string() + " " + (d.path() / "nothere").string(), {}, &st);
+    out = run_ingestd("process --id my-id --out " + (d.path() / "out").string() + " " + (d.path() / "nothere").string(),
+                      {}, &st);
     EXPECT_EQ(st, 1);
     EXPECT_EQ(nlohmann::json::parse(out)["file_id"], "my-id");
     EXPECT_EQ(nlohmann::json::parse(out)["error_code"], "storage_missing");

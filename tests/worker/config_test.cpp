@@ -1,6 +1,7 @@
 #include "worker/config/config.hpp"
 
 #include <cstdlib>
+
 #include <gtest/gtest.h>
 
 namespace {
@@ -16,8 +17,10 @@ public:
         ::setenv(name, value, 1);
     }
     ~EnvVar() {
-        if (m_old) ::setenv(m_name, m_old->c_str(), 1);
-        else ::unsetenv(m_name);
+        if (m_old)
+            ::setenv(m_name, m_old->c_str(), 1);
+        else
+            ::unsetenv(m_name);
     }
 
 private:
@@ -71,14 +74,11 @@ TEST(Config, BadValuesNameTheVariable) {
 
 TEST(Config, EveryBadValueIsAnError) {
     const std::vector<std::pair<std::string, std::string>> bad = {
-        {"INGEST_CONCURRENCY", "0"},        {"INGEST_CONCURRENCY", "-2"},
-        {"INGEST_REDIS_URL", "http://x"},   {"INGEST_OCR_MODE", "sometimes"},
-        {"INGEST_MAX_FILE_BYTES", "10GB"},  {"INGEST_WEBP_QUALITY", "101"},
-        {"INGEST_LOG_FORMAT", "xml"},       {"INGEST_LOG_LEVEL", "loud"},
-        {"INGEST_HTTP_ADDR", "9464"},       {"INGEST_CLAIM_IDLE_MS", "fast"},
-        {"INGEST_STREAM", "has space"},     {"INGEST_OCR_LANGS", "eng deu"},
-        {"INGEST_JOB_TIMEOUT_S", "0"},      {"INGEST_MAX_DELIVERIES", ""},
-        {"INGEST_REUSE", "yes"},
+        {"INGEST_CONCURRENCY", "0"},      {"INGEST_CONCURRENCY", "-2"},      {"INGEST_REDIS_URL", "http://x"},
+        {"INGEST_OCR_MODE", "sometimes"}, {"INGEST_MAX_FILE_BYTES", "10GB"}, {"INGEST_WEBP_QUALITY", "101"},
+        {"INGEST_LOG_FORMAT", "xml"},     {"INGEST_LOG_LEVEL", "loud"},      {"INGEST_HTTP_ADDR", "9464"},
+        {"INGEST_CLAIM_IDLE_MS", "fast"}, {"INGEST_STREAM", "has space"},    {"INGEST_OCR_LANGS", "eng deu"},
+        {"INGEST_JOB_TIMEOUT_S", "0"},    {"INGEST_MAX_DELIVERIES", ""},     {"INGEST_REUSE", "yes"},
     };
     for (const auto& [k, v] : bad) {
         std::string e = error_of({{k, v}});

@@ -10,11 +10,11 @@
 #include <csignal>
 #include <cstdlib>
 #include <iostream>
-#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 #include <thread>
 
 #include <arpa/inet.h>
+#include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -29,8 +29,7 @@ using testsupport::TempDir;
 using testsupport::WorkerProcess;
 using Clock = std::chrono::steady_clock;
 
-template <class Pred>
-bool eventually(std::chrono::milliseconds limit, Pred pred) {
+template <class Pred> bool eventually(std::chrono::milliseconds limit, Pred pred) {
     const auto end = Clock::now() + limit;
     while (!pred()) {
         if (Clock::now() >= end) return false;
@@ -49,12 +48,10 @@ struct HttpTest : ::testing::Test {
     void SetUp() override { std::filesystem::create_directories(store); }
 
     void start(std::map<std::string, std::string> extra = {}) {
-        std::map<std::string, std::string> env = {{"INGEST_REDIS_URL", redis.url()},
-                                                  {"INGEST_STORAGE_ROOT", store.string()},
-                                                  {"INGEST_CONCURRENCY", "2"},
-                                                  {"INGEST_OCR_MODE", "off"},
-                                                  {"INGEST_CONSUMER", "web1"},
-                                                  {"INGEST_HTTP_ADDR", "127.0.0.1:" + std::to_string(port)}};
+        std::map<std::string, std::string> env = {
+            {"INGEST_REDIS_URL", redis.url()}, {"INGEST_STORAGE_ROOT", store.string()},
+            {"INGEST_CONCURRENCY", "2"},       {"INGEST_OCR_MODE", "off"},
+            {"INGEST_CONSUMER", "web1"},       {"INGEST_HTTP_ADDR", "127.0.0.1:" + std::to_string(port)}};
         for (auto& [k, v] : extra) env[k] = v;
         worker = std::make_unique<WorkerProcess>(env, dir.path() / "worker.log");
         ASSERT_TRUE(eventually(30s, [&] { return http_get(port, "/readyz").status == 200; })) << log();
@@ -179,9 +176,8 @@ TEST_F(HttpTest, FilesThumbnailsWithEtagRecentAndStats) {
 
     // A bad file_id goes to the dead-letter stream; the count shows at once.
     redis.cli("XADD ingest:uploads '*' file_id 'bad id!' storage_key note.txt");
-    EXPECT_TRUE(eventually(20s, [&] {
-        return nlohmann::json::parse(http_get(port, "/v1/stats").body)["dead_letters"] == 1;
-    }));
+    EXPECT_TRUE(
+        eventually(20s, [&] { return nlohmann::json::parse(http_get(port, "/v1/stats").body)["dead_letters"] == 1; }));
 }
 
 TEST_F(HttpTest, MalformedAndOversizedRequestsGet400AndDoNotDisturbTheWorker) {
@@ -197,7 +193,8 @@ TEST_F(HttpTest, MalformedAndOversizedRequestsGet400AndDoNotDisturbTheWorker) {
     EXPECT_EQ(testsupport::http_raw(port, "this is not http\r\n\r\n").status, 400);
     EXPECT_EQ(testsupport::http_raw(port, "GET /healthz HTTP/9.9\r\n\r\n").status, 400);
     EXPECT_EQ(testsupport::http_raw(port, std::string("GET /\0x HTTP/1.1\r\n\r\n", 20)).status, 400);
-    const std::string huge = "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Filler: " + std::string(64 * 1024, 'a') + "\r\n\r\n";
+    const std::string huge =
+        "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Filler: " + std::string(64 * 1024, 'a') + "\r\n\r\n";
     EXPECT_EQ(testsupport::http_raw(port, huge).status, 400);
     const std::string long_target = "GET /v1/files/" + std::string(100 * 1024, 'a') + " HTTP/1.1\r\n\r\n";
     EXPECT_EQ(testsupport::http_raw(port, long_target).status, 400);
@@ -206,9 +203,8 @@ TEST_F(HttpTest, MalformedAndOversizedRequestsGet400AndDoNotDisturbTheWorker) {
 
     EXPECT_EQ(http_get(port, "/healthz").status, 200);
     // Two requests on one kept-alive connection.
-    auto two = testsupport::http_raw(port,
-                                     "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
-                                     "GET /readyz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    auto two = testsupport::http_raw(port, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
+                                           "GET /readyz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
     EXPECT_EQ(two.status, 200);
     EXPECT_NE(two.body.find("ready\n"), std::string::npos) << two.body;
     ::close(idle);

@@ -1,11 +1,11 @@
+#include "tests/support/corpus.hpp"
+#include "thumbnails/thumbnailer.hpp"
 #include "worker/pipeline/pipeline.hpp"
 
-#include "thumbnails/thumbnailer.hpp"
-#include "tests/support/corpus.hpp"
+#include <map>
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
-#include <map>
 #include <unistd.h>
 
 namespace {

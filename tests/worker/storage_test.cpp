@@ -1,6 +1,5 @@
-#include "worker/storage/filesystem_store.hpp"
-
 #include "tests/support/corpus.hpp"
+#include "worker/storage/filesystem_store.hpp"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>

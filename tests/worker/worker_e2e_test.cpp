@@ -5,10 +5,11 @@
 
 #include <csignal>
 #include <cstdlib>
-#include <gtest/gtest.h>
 #include <map>
 #include <set>
 #include <thread>
+
+#include <gtest/gtest.h>
 
 namespace {
 
@@ -119,12 +120,13 @@ TEST_F(WorkerE2E, StorageFailuresAndBadEvents) {
     add("file_id trav1 storage_key ../../etc/passwd");
     add("file_id size1 storage_key t.txt size 999");
     add("file_id hash1 storage_key t.txt sha256 " + std::string(64, '0'));
-    add("file_id ok1 storage_key t.txt size 13 sha256 853ff93762a06ddbf722c4ebe9ddd66d8f63ddaea97f521c3ecc20da7c976020");
+    add("file_id ok1 storage_key t.txt size 13 sha256 "
+        "853ff93762a06ddbf722c4ebe9ddd66d8f63ddaea97f521c3ecc20da7c976020");
     add("storage_key t.txt");
     add("file_id 'bad id!' storage_key t.txt");
-    std::map<std::string, std::string> want = {{"miss1", "storage_missing"}, {"symout", "not_regular_file"},
+    std::map<std::string, std::string> want = {{"miss1", "storage_missing"},  {"symout", "not_regular_file"},
                                                {"symin", "not_regular_file"}, {"trav1", "invalid_event"},
-                                               {"size1", "size_mismatch"},   {"hash1", "hash_mismatch"}};
+                                               {"size1", "size_mismatch"},    {"hash1", "hash_mismatch"}};
     for (const auto& [id, code] : want) {
         EXPECT_EQ(wait_final(id), "failed") << id;
         EXPECT_EQ(field(id, "error_code"), code) << id;
@@ -135,7 +137,8 @@ TEST_F(WorkerE2E, StorageFailuresAndBadEvents) {
     for (int i = 0; i < 100 && redis.cli("XLEN ingest:uploads:dead") != "2"; ++i) std::this_thread::sleep_for(50ms);
     EXPECT_EQ(redis.cli("XLEN ingest:uploads:dead"), "2");
     EXPECT_NE(redis.cli("XRANGE ingest:uploads:dead - +").find("dead_reason"), std::string::npos);
-    for (int i = 0; i < 100 && redis.cli("XPENDING ingest:uploads ingestd").substr(0, 1) != "0"; ++i) std::this_thread::sleep_for(50ms);
+    for (int i = 0; i < 100 && redis.cli("XPENDING ingest:uploads ingestd").substr(0, 1) != "0"; ++i)
+        std::this_thread::sleep_for(50ms);
     EXPECT_EQ(redis.cli("XPENDING ingest:uploads ingestd").substr(0, 1), "0");
 }
 
@@ -143,13 +146,15 @@ TEST_F(WorkerE2E, TwoWorkersShare200EventsEachProcessedOnce) {
     for (int i = 0; i < 200; ++i) put("f" + std::to_string(i) + ".txt", "file number " + std::to_string(i) + "\n");
     std::string script;
     for (int i = 0; i < 200; ++i) {
-        script += "XADD ingest:uploads * file_id s" + std::to_string(i) + " storage_key f" + std::to_string(i) + ".txt\n";
+        script +=
+            "XADD ingest:uploads * file_id s" + std::to_string(i) + " storage_key f" + std::to_string(i) + ".txt\n";
     }
     testsupport::write_file(dir.path() / "events.txt", script);
     auto a = start("a");
     auto b = start("b");
     ASSERT_TRUE(wait_blocked_readers(2)) << log_of("a") << log_of("b");
-    testsupport::run_command("redis-cli -p " + std::to_string(redis.port()) + " < " + (dir.path() / "events.txt").string() + " >/dev/null");
+    testsupport::run_command("redis-cli -p " + std::to_string(redis.port()) + " < " +
+                             (dir.path() / "events.txt").string() + " >/dev/null");
     for (int i = 0; i < 200; ++i) {
         ASSERT_EQ(wait_final("s" + std::to_string(i)), "done") << i;
     }

@@ -5,26 +5,26 @@
 #include "jobs/queue.hpp"
 #include "jobs/redis.hpp"
 #include "worker/config/config.hpp"
-#include "worker/daemon/daemon.hpp"
-#include "worker/helper/process/helper.hpp"
-#include "worker/helper/pool.hpp"
 #include "worker/config/log.hpp"
+#include "worker/daemon/daemon.hpp"
+#include "worker/helper/pool.hpp"
+#include "worker/helper/process/helper.hpp"
 #include "worker/pipeline/pipeline.hpp"
 #include "worker/storage/store.hpp"
 
+#include <CLI/CLI.hpp>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
 #include <iostream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <set>
 #include <thread>
 
-#include <CLI/CLI.hpp>
 #include <fcntl.h>
-#include <nlohmann/json.hpp>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -80,15 +80,6 @@ std::string random_hex(int n) {
     return s;
 }
 
-jobs::QueueNames names_of(const Config& c) {
-    jobs::QueueNames n;
-    n.stream = c.stream;
-    n.group = c.group;
-    n.consumer = c.consumer;
-    n.prefix = c.key_prefix;
-    return n;
-}
-
 jobs::Redis connect(const Config& c) {
     return jobs::Redis(jobs::parse_redis_url(c.redis_url), std::chrono::milliseconds(5000));
 }
@@ -108,7 +99,8 @@ int cmd_process(const Config& config, const std::vector<std::string>& files, con
         return k_exit_usage;
     }
     if (!id.empty() && !jobs::valid_file_id(id)) {
-        std::cerr << "ingestd process: invalid --id: expected [A-Za-z0-9][A-Za-z0-9._:-]{0,127}, got \"" << id << "\"\n";
+        std::cerr << "ingestd process: invalid --id: expected [A-Za-z0-9][A-Za-z0-9._:-]{0,127}, got \"" << id
+                  << "\"\n";
         return k_exit_usage;
     }
     auto parsed = jobs::parse_event("0-0", {{"file_id", "x"}, {"storage_key", "x"}, {"steps", steps}});
@@ -142,8 +134,9 @@ int cmd_process(const Config& config, const std::vector<std::string>& files, con
         try {
             core::Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
             if (!fd) {
-                throw core::FileError(errno == ENOENT ? core::ErrorCode::storage_missing : core::ErrorCode::storage_error,
-                                "The file cannot be opened: " + std::string(std::strerror(errno)) + ".");
+                throw core::FileError(errno == ENOENT ? core::ErrorCode::storage_missing
+                                                      : core::ErrorCode::storage_error,
+                                      "The file cannot be opened: " + std::string(std::strerror(errno)) + ".");
             }
             struct stat st {};
             if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
@@ -151,9 +144,9 @@ int cmd_process(const Config& config, const std::vector<std::string>& files, con
             }
             auto size = static_cast<std::uint64_t>(st.st_size);
             if (size > config.max_file_bytes) {
-                throw core::FileError(core::ErrorCode::too_large, "The file is " + std::to_string(size) +
-                                                 " bytes, over the limit of " +
-                                                 std::to_string(config.max_file_bytes) + " bytes.");
+                throw core::FileError(core::ErrorCode::too_large,
+                                      "The file is " + std::to_string(size) + " bytes, over the limit of " +
+                                          std::to_string(config.max_file_bytes) + " bytes.");
             }
             ::fcntl(fd.get(), F_SETFL, ::fcntl(fd.get(), F_GETFL) & ~O_NONBLOCK);
             std::string hash = hash_and_check(fd.get(), size, spec);
@@ -169,8 +162,9 @@ int cmd_process(const Config& config, const std::vector<std::string>& files, con
         fields.insert(fields.begin(), {"status", !result.file_error_code ? "done" : "failed"});
         fields.emplace_back("started_at", started_at);
         fields.emplace_back("finished_at", jobs::utc_now_rfc3339());
-        fields.emplace_back("duration_ms", std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
-                                                              Clock::now() - started).count()));
+        fields.emplace_back(
+            "duration_ms",
+            std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started).count()));
         fields.emplace_back("steps", parsed.event.steps);
         fields.emplace_back("pipeline_version", pipeline_version(config.ocr_langs));
         auto j = object_of(file_id, fields);
@@ -184,8 +178,7 @@ int cmd_process(const Config& config, const std::vector<std::string>& files, con
 // ---- submit / status -----------------------------------------------------------------
 
 // Waits until the metadata of `file_id` exists and is final or `deadline` passes.
-std::optional<Pairs> wait_final(jobs::Redis& redis, const std::string& key, Clock::time_point deadline,
-                                bool& exists) {
+std::optional<Pairs> wait_final(jobs::Redis& redis, const std::string& key, Clock::time_point deadline, bool& exists) {
     exists = false;
     for (;;) {
         Pairs fields = hgetall(redis, key);
@@ -205,7 +198,7 @@ int cmd_submit(const Config& config, const std::vector<std::string>& files, bool
     }
     const std::unique_ptr<Store> store = open_store(config.storage_root, true);
     const Store& storage = *store;
-    auto names = names_of(config);
+    auto names = queue_names(config);
     jobs::Redis redis = connect(config);
     std::vector<std::string> ids;
     for (const auto& path : files) {
@@ -219,9 +212,12 @@ int cmd_submit(const Config& config, const std::vector<std::string>& files, bool
         const std::string key = "uploads/" + file_id.substr(1, 2) + "/" + file_id;
         storage.write_from(key, fd.get());
         std::string name = std::filesystem::path(path).filename().string();
-        Pairs meta = {{"status", "pending"},      {"storage_key", key},
-                      {"steps", parsed.event.steps}, {"name", name},
-                      {"extraction_status", "pending"}, {"thumbnail_status", "pending"},
+        Pairs meta = {{"status", "pending"},
+                      {"storage_key", key},
+                      {"steps", parsed.event.steps},
+                      {"name", name},
+                      {"extraction_status", "pending"},
+                      {"thumbnail_status", "pending"},
                       {"submitted_at", jobs::utc_now_rfc3339()}};
         std::vector<std::string> hset = {"HSET", names.metadata_key(file_id)};
         for (auto& [k, v] : meta) {
@@ -239,7 +235,8 @@ int cmd_submit(const Config& config, const std::vector<std::string>& files, bool
         });
         const jobs::Reply& exec = replies.back();
         if (!exec.is_array() || exec.elements.size() < 3 || exec.elements[1].is_error()) {
-            std::cerr << "ingestd submit: Redis refused the event: " << (exec.is_error() ? exec.str : "transaction failed") << "\n";
+            std::cerr << "ingestd submit: Redis refused the event: "
+                      << (exec.is_error() ? exec.str : "transaction failed") << "\n";
             return k_exit_failed;
         }
         const std::string event_id = exec.elements[1].str;
@@ -264,7 +261,7 @@ int cmd_submit(const Config& config, const std::vector<std::string>& files, bool
 }
 
 int cmd_status(const Config& config, const std::vector<std::string>& ids, bool wait, int timeout_s) {
-    auto names = names_of(config);
+    auto names = queue_names(config);
     jobs::Redis redis = connect(config);
     int rc = k_exit_ok;
     const auto deadline = Clock::now() + std::chrono::seconds(timeout_s);
@@ -299,7 +296,7 @@ int cmd_status(const Config& config, const std::vector<std::string>& ids, bool w
 // ---- dead / reconcile -------------------------------------------------------------------
 
 int cmd_dead_list(const Config& config) {
-    auto names = names_of(config);
+    auto names = queue_names(config);
     jobs::Redis redis = connect(config);
     jobs::Reply r = redis.command({"XRANGE", names.dead_stream(), "-", "+"});
     if (r.is_error()) throw std::runtime_error("XRANGE: " + r.str);
@@ -314,7 +311,7 @@ int cmd_dead_list(const Config& config) {
 }
 
 int cmd_dead_retry(const Config& config, const std::vector<std::string>& ids) {
-    auto names = names_of(config);
+    auto names = queue_names(config);
     jobs::Redis redis = connect(config);
     std::set<std::string> wanted(ids.begin(), ids.end());
     jobs::Reply r = redis.command({"XRANGE", names.dead_stream(), "-", "+"});
@@ -358,7 +355,7 @@ std::optional<double> age_of(const std::string& ts) {
 }
 
 int cmd_reconcile(const Config& config, double older_than) {
-    auto names = names_of(config);
+    auto names = queue_names(config);
     jobs::Redis redis = connect(config);
     // File ids that still have a live stream entry: undelivered, or pending in the group.
     std::set<std::string> live;
@@ -380,11 +377,13 @@ int cmd_reconcile(const Config& config, double older_than) {
     if (pend.is_array()) {
         std::vector<std::vector<std::string>> fetch;
         for (const auto& row : pend.elements) {
-            if (!row.elements.empty()) fetch.push_back({"XRANGE", names.stream, row.elements[0].str, row.elements[0].str});
+            if (!row.elements.empty())
+                fetch.push_back({"XRANGE", names.stream, row.elements[0].str, row.elements[0].str});
         }
         for (std::size_t i = 0; i < fetch.size(); i += 500) {
             std::vector<std::vector<std::string>> batch(fetch.begin() + static_cast<long>(i),
-                                                        fetch.begin() + static_cast<long>(std::min(fetch.size(), i + 500)));
+                                                        fetch.begin() +
+                                                            static_cast<long>(std::min(fetch.size(), i + 500)));
             for (const auto& r : redis.pipeline(batch)) collect(r);
         }
     }

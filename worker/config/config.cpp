@@ -11,14 +11,16 @@
 namespace worker {
 namespace {
 
-std::string quoted(const std::string& s) { return "\"" + s + "\""; }
+std::string quoted(const std::string& s) {
+    return "\"" + s + "\"";
+}
 
 ConfigError bad(const std::string& env, const std::string& expected, const std::string& got) {
     return ConfigError("invalid " + env + ": expected " + expected + ", got " + quoted(got));
 }
 
-std::uint64_t parse_u64(const std::string& env, const std::string& v, std::uint64_t min,
-                        std::uint64_t max, const std::string& expected) {
+std::uint64_t parse_u64(const std::string& env, const std::string& v, std::uint64_t min, std::uint64_t max,
+                        const std::string& expected) {
     if (v.empty() || v.size() > 19) throw bad(env, expected, v);
     std::uint64_t n = 0;
     for (char c : v) {
@@ -29,10 +31,9 @@ std::uint64_t parse_u64(const std::string& env, const std::string& v, std::uint6
     return n;
 }
 
-int parse_int(const std::string& env, const std::string& v, int min, int max,
-              const std::string& expected) {
-    return static_cast<int>(parse_u64(env, v, static_cast<std::uint64_t>(min),
-                                      static_cast<std::uint64_t>(max), expected));
+int parse_int(const std::string& env, const std::string& v, int min, int max, const std::string& expected) {
+    return static_cast<int>(
+        parse_u64(env, v, static_cast<std::uint64_t>(min), static_cast<std::uint64_t>(max), expected));
 }
 
 std::string default_consumer() {
@@ -106,7 +107,8 @@ Config load_config(const std::map<std::string, std::string>& flags) {
         try {
             jobs::parse_redis_url(v);
         } catch (const std::invalid_argument& e) {
-            throw bad("INGEST_REDIS_URL", std::string("redis://[:password@]host:port/db or unix:///path (") + e.what() + ")", v);
+            throw bad("INGEST_REDIS_URL",
+                      std::string("redis://[:password@]host:port/db or unix:///path (") + e.what() + ")", v);
         }
         c.redis_url = v;
         c.redis_url_given = true;
@@ -149,17 +151,26 @@ Config load_config(const std::map<std::string, std::string>& flags) {
         if (v != "auto" && v != "force" && v != "off") throw bad("INGEST_OCR_MODE", "auto, force or off", v);
         c.ocr_mode = v;
     }
-    if (value("INGEST_MAX_FILE_BYTES", v)) c.max_file_bytes = parse_u64("INGEST_MAX_FILE_BYTES", v, 1, UINT64_MAX / 2, "a positive byte count");
-    if (value("INGEST_MAX_PIXELS", v)) c.max_pixels = parse_u64("INGEST_MAX_PIXELS", v, 1, UINT64_MAX / 2, "a positive pixel count");
+    if (value("INGEST_MAX_FILE_BYTES", v))
+        c.max_file_bytes = parse_u64("INGEST_MAX_FILE_BYTES", v, 1, UINT64_MAX / 2, "a positive byte count");
+    if (value("INGEST_MAX_PIXELS", v))
+        c.max_pixels = parse_u64("INGEST_MAX_PIXELS", v, 1, UINT64_MAX / 2, "a positive pixel count");
     if (value("INGEST_MAX_PAGES", v)) c.max_pages = parse_int("INGEST_MAX_PAGES", v, 1, 10000000, pos);
-    if (value("INGEST_MAX_OCR_PAGES", v)) c.max_ocr_pages = parse_int("INGEST_MAX_OCR_PAGES", v, 0, 10000000, "a non-negative integer");
-    if (value("INGEST_MAX_TEXT_BYTES", v)) c.max_text_bytes = parse_u64("INGEST_MAX_TEXT_BYTES", v, 1, 512ULL << 20, "a byte count from 1 to 536870912");
-    if (value("INGEST_JOB_TIMEOUT_S", v)) c.job_timeout_s = parse_int("INGEST_JOB_TIMEOUT_S", v, 1, 86400, "seconds from 1 to 86400");
-    if (value("INGEST_JOB_MEMORY_MB", v)) c.job_memory_mb = parse_int("INGEST_JOB_MEMORY_MB", v, 64, 1 << 20, "megabytes, at least 64");
-    if (value("INGEST_CLAIM_IDLE_MS", v)) c.claim_idle_ms = parse_int("INGEST_CLAIM_IDLE_MS", v, 100, 86400000, "milliseconds, at least 100");
+    if (value("INGEST_MAX_OCR_PAGES", v))
+        c.max_ocr_pages = parse_int("INGEST_MAX_OCR_PAGES", v, 0, 10000000, "a non-negative integer");
+    if (value("INGEST_MAX_TEXT_BYTES", v))
+        c.max_text_bytes = parse_u64("INGEST_MAX_TEXT_BYTES", v, 1, 512ULL << 20, "a byte count from 1 to 536870912");
+    if (value("INGEST_JOB_TIMEOUT_S", v))
+        c.job_timeout_s = parse_int("INGEST_JOB_TIMEOUT_S", v, 1, 86400, "seconds from 1 to 86400");
+    if (value("INGEST_JOB_MEMORY_MB", v))
+        c.job_memory_mb = parse_int("INGEST_JOB_MEMORY_MB", v, 64, 1 << 20, "megabytes, at least 64");
+    if (value("INGEST_CLAIM_IDLE_MS", v))
+        c.claim_idle_ms = parse_int("INGEST_CLAIM_IDLE_MS", v, 100, 86400000, "milliseconds, at least 100");
     if (value("INGEST_MAX_DELIVERIES", v)) c.max_deliveries = parse_int("INGEST_MAX_DELIVERIES", v, 1, 1000000, pos);
-    if (value("INGEST_SHUTDOWN_GRACE_S", v)) c.shutdown_grace_s = parse_int("INGEST_SHUTDOWN_GRACE_S", v, 0, 86400, "seconds from 0 to 86400");
-    if (value("INGEST_WEBP_QUALITY", v)) c.webp_quality = parse_int("INGEST_WEBP_QUALITY", v, 1, 100, "an integer from 1 to 100");
+    if (value("INGEST_SHUTDOWN_GRACE_S", v))
+        c.shutdown_grace_s = parse_int("INGEST_SHUTDOWN_GRACE_S", v, 0, 86400, "seconds from 0 to 86400");
+    if (value("INGEST_WEBP_QUALITY", v))
+        c.webp_quality = parse_int("INGEST_WEBP_QUALITY", v, 1, 100, "an integer from 1 to 100");
     if (value("INGEST_REUSE", v)) {
         if (v != "on" && v != "off") throw bad("INGEST_REUSE", "on or off", v);
         c.reuse = v == "on";
@@ -176,6 +187,15 @@ Config load_config(const std::map<std::string, std::string>& flags) {
         c.log_level = v;
     }
     return c;
+}
+
+jobs::QueueNames queue_names(const Config& c) {
+    jobs::QueueNames n;
+    n.stream = c.stream;
+    n.group = c.group;
+    n.consumer = c.consumer;
+    n.prefix = c.key_prefix;
+    return n;
 }
 
 } // namespace worker

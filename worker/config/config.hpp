@@ -1,5 +1,7 @@
 #pragma once
 
+#include "jobs/queue.hpp"
+
 #include <cstdint>
 #include <map>
 #include <stdexcept>
@@ -42,6 +44,10 @@ struct Config {
     std::string log_format = "text";
     std::string log_level = "info";
 };
+
+/// The Redis names (stream, group, consumer, key prefix) of this configuration: the only
+/// place they are taken from the settings; jobs::QueueNames builds every key from them.
+jobs::QueueNames queue_names(const Config& config);
 
 /// One setting: its environment variable, its flag and its default as text.
 struct Setting {

@@ -1,6 +1,7 @@
 #include "worker/config/log.hpp"
 
 #include <nlohmann/json.hpp>
+
 #include <spdlog/sinks/stdout_sinks.h>
 
 namespace worker::log {
@@ -8,7 +9,9 @@ namespace {
 
 bool g_json = false;
 
-bool is_number(const std::string& key) { return key == "duration_ms" || key == "attempts"; }
+bool is_number(const std::string& key) {
+    return key == "duration_ms" || key == "attempts";
+}
 
 } // namespace
 
@@ -26,8 +29,7 @@ void setup(const std::string& format, const std::string& level) {
     spdlog::set_default_logger(logger);
 }
 
-void write(spdlog::level::level_enum level, const std::string& message,
-           std::initializer_list<Field> fields) {
+void write(spdlog::level::level_enum level, const std::string& message, std::initializer_list<Field> fields) {
     auto logger = spdlog::default_logger_raw();
     if (logger == nullptr || !logger->should_log(level)) return;
     if (g_json) {

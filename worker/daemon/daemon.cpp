@@ -1,15 +1,16 @@
 #include "worker/daemon/daemon.hpp"
 
+#include "core/backoff.hpp"
 #include "extractors/sniff/ocr_langs.hpp"
 #include "jobs/queue.hpp"
 #include "jobs/redis.hpp"
-#include "core/backoff.hpp"
-#include "worker/helper/pool.hpp"
-#include "worker/http/server.hpp"
-#include "worker/daemon/job_runner.hpp"
 #include "worker/config/log.hpp"
+#include "worker/daemon/job_runner.hpp"
+#include "worker/helper/pool.hpp"
 #include "worker/http/metrics.hpp"
+#include "worker/http/server.hpp"
 
+#include <boost/asio.hpp>
 #include <condition_variable>
 #include <deque>
 #include <mutex>
@@ -17,7 +18,6 @@
 #include <set>
 #include <thread>
 
-#include <boost/asio.hpp>
 #include <unistd.h>
 
 namespace worker {
@@ -140,12 +140,7 @@ void sleep_unless(const std::atomic<bool>& flag, std::chrono::milliseconds d) {
 int run_daemon(const Config& config) {
     const std::unique_ptr<Store> store = open_store(config.storage_root, true);
     const Store& storage = *store;
-    jobs::QueueNames names;
-    names.stream = config.stream;
-    names.group = config.group;
-    names.consumer = config.consumer;
-    names.prefix = config.key_prefix;
-    const jobs::Queue queue(names);
+    const jobs::Queue queue(queue_names(config));
     const jobs::RedisAddress address = jobs::parse_redis_url(config.redis_url);
     Metrics metrics;
     std::atomic<bool> stopping{false};
@@ -154,8 +149,10 @@ int run_daemon(const Config& config) {
 
     pipeline_version(config.ocr_langs);
 
-    log::info("worker starting", {{"consumer", config.consumer}, {"stream", config.stream},
-                                  {"group", config.group}, {"concurrency", std::to_string(config.concurrency)}});
+    log::info("worker starting", {{"consumer", config.consumer},
+                                  {"stream", config.stream},
+                                  {"group", config.group},
+                                  {"concurrency", std::to_string(config.concurrency)}});
 
     // Parsers run in sandboxed helper processes, one per job thread.
     HelperSettings helper_settings = HelperSettings::from(config);
@@ -171,11 +168,10 @@ int run_daemon(const Config& config) {
     for (int i = 0; i < config.concurrency; ++i) {
         job_threads.emplace_back([&] {
             std::shared_ptr<Helper> helper = helpers.make();
-            JobRunner runner(config, queue, storage, metrics, stopping,
-                             [helper](int fd, std::uint64_t size, const std::string& hash, const JobSpec& spec,
-                                      const PipelineOptions& options) {
-                                 return helper->analyse(fd, size, hash, spec, options);
-                             });
+            JobRunner runner(
+                config, queue, storage, metrics, stopping,
+                [helper](int fd, std::uint64_t size, const std::string& hash, const JobSpec& spec,
+                         const PipelineOptions& options) { return helper->analyse(fd, size, hash, spec, options); });
             helper->warm_up();
             ++threads_ready;
             while (auto d = slots.pop()) {
@@ -210,17 +206,20 @@ int run_daemon(const Config& config) {
                 if (Clock::now() >= next_reclaim) {
                     got = queue.reclaim(redis, free, claim_idle, &reclaim_cursor);
                     // A pass that stopped midway goes on at once; a full pass waits for the timer.
-                    next_reclaim = reclaim_cursor != "0-0"
-                                       ? Clock::now()
-                                       : Clock::now() + jittered(std::max(claim_idle / 2, std::chrono::milliseconds(200)));
+                    next_reclaim =
+                        reclaim_cursor != "0-0"
+                            ? Clock::now()
+                            : Clock::now() + jittered(std::max(claim_idle / 2, std::chrono::milliseconds(200)));
                     for (const auto& d : got) {
-                        log::info("reclaimed an idle entry", {{"event_id", d.entry_id},
-                                                              {"deliveries", std::to_string(d.deliveries)}});
+                        log::info("reclaimed an idle entry",
+                                  {{"event_id", d.entry_id}, {"deliveries", std::to_string(d.deliveries)}});
                     }
                 }
                 if (got.empty()) {
-                    auto until_reclaim = std::chrono::duration_cast<std::chrono::milliseconds>(next_reclaim - Clock::now());
-                    auto wait = std::clamp(until_reclaim, std::chrono::milliseconds(1), std::chrono::milliseconds(block));
+                    auto until_reclaim =
+                        std::chrono::duration_cast<std::chrono::milliseconds>(next_reclaim - Clock::now());
+                    auto wait =
+                        std::clamp(until_reclaim, std::chrono::milliseconds(1), std::chrono::milliseconds(block));
                     bool recreated = false;
                     got = queue.read(redis, free, wait, &recreated);
                     if (recreated) {
@@ -241,12 +240,14 @@ int run_daemon(const Config& config) {
                 metrics.redis_up = false;
                 group_ready = false;
                 auto wait = backoff.next();
-                log::warn("Redis unavailable, retrying", {{"error", e.what()}, {"retry_in_ms", std::to_string(wait.count())}});
+                log::warn("Redis unavailable, retrying",
+                          {{"error", e.what()}, {"retry_in_ms", std::to_string(wait.count())}});
                 sleep_unless(stopping, wait);
             } catch (const std::exception& e) {
                 ++metrics.redis_errors;
                 auto wait = backoff.next();
-                log::error(std::string("stream read failed: ") + e.what(), {{"retry_in_ms", std::to_string(wait.count())}});
+                log::error(std::string("stream read failed: ") + e.what(),
+                           {{"retry_in_ms", std::to_string(wait.count())}});
                 sleep_unless(stopping, wait);
             }
         }
@@ -309,23 +310,23 @@ int run_daemon(const Config& config) {
         drain_timer.expires_after(50ms);
         drain_timer.async_wait([&](const boost::system::error_code&) { check_drained(); });
     };
-    std::function<void(const boost::system::error_code&, int)> on_signal =
-        [&](const boost::system::error_code& ec, int sig) {
-            if (ec) return;
-            if (stopping) {
-                log::warn("second signal: exiting at once");
-                spdlog::default_logger()->flush();
-                ::_exit(1);
-            }
-            log::info("signal received: draining", {{"signal", sig == SIGTERM ? "SIGTERM" : "SIGINT"},
-                                                    {"in_flight", std::to_string(slots.running())}});
-            stopping = true;
-            metrics.draining = true;
-            slots.close();
-            grace_end = Clock::now() + std::chrono::seconds(config.shutdown_grace_s);
-            signals.async_wait(on_signal);
-            check_drained();
-        };
+    std::function<void(const boost::system::error_code&, int)> on_signal = [&](const boost::system::error_code& ec,
+                                                                               int sig) {
+        if (ec) return;
+        if (stopping) {
+            log::warn("second signal: exiting at once");
+            spdlog::default_logger()->flush();
+            ::_exit(1);
+        }
+        log::info("signal received: draining",
+                  {{"signal", sig == SIGTERM ? "SIGTERM" : "SIGINT"}, {"in_flight", std::to_string(slots.running())}});
+        stopping = true;
+        metrics.draining = true;
+        slots.close();
+        grace_end = Clock::now() + std::chrono::seconds(config.shutdown_grace_s);
+        signals.async_wait(on_signal);
+        check_drained();
+    };
     signals.async_wait(on_signal);
     io.run();
 

@@ -18,9 +18,9 @@ bool has_step(const std::string& steps, const char* step) {
 
 } // namespace
 
-std::optional<PipelineResult> reuse_identical(jobs::Redis& redis, const jobs::QueueNames& names,
-                                              const Store& storage, const std::string& sha256,
-                                              const JobSpec& spec, const std::string& pipeline_version) {
+std::optional<PipelineResult> reuse_identical(jobs::Redis& redis, const jobs::QueueNames& names, const Store& storage,
+                                              const std::string& sha256, const JobSpec& spec,
+                                              const std::string& pipeline_version) {
     jobs::Reply source = redis.command({"GET", names.hash_index_key(sha256)});
     if (source.type != jobs::Reply::Type::string || source.str == spec.file_id || source.str.empty()) {
         return std::nullopt;
@@ -31,8 +31,7 @@ std::optional<PipelineResult> reuse_identical(jobs::Redis& redis, const jobs::Qu
     std::map<std::string, std::string> meta;
     for (auto& [k, v] : meta_reply.as_pairs()) meta[k] = v;
     // Only a finished result of the very same bytes by the very same pipeline is reused.
-    if (meta["status"] != "done" || meta["content_hash"] != sha256 ||
-        meta["pipeline_version"] != pipeline_version) {
+    if (meta["status"] != "done" || meta["content_hash"] != sha256 || meta["pipeline_version"] != pipeline_version) {
         return std::nullopt;
     }
     const std::string steps = meta["steps"].empty() ? "text,thumbnails" : meta["steps"];
@@ -59,7 +58,8 @@ std::optional<PipelineResult> reuse_identical(jobs::Redis& redis, const jobs::Qu
             std::string to = "text/" + id + ".txt";
             copies.emplace_back(value, to);
             value = to;
-        } else if (name.rfind("thumbnail_", 0) == 0 && name.size() > 4 && name.compare(name.size() - 4, 4, "_key") == 0) {
+        } else if (name.rfind("thumbnail_", 0) == 0 && name.size() > 4 &&
+                   name.compare(name.size() - 4, 4, "_key") == 0) {
             std::string size = name.substr(10, name.size() - 14);
             std::string to = "thumbnails/" + id + "/" + size + ".webp";
             copies.emplace_back(value, to);

@@ -20,8 +20,8 @@ inline constexpr std::uint64_t k_dedup_min_bytes = 64 * 1024;
 /// outputs under `spec.file_id` and returns its result fields with `deduplicated_from`
 /// set. Returns nullopt when there is nothing to reuse or anything is in doubt (the caller
 /// then computes the result). Throws jobs::RedisIoError when Redis is unreachable.
-std::optional<PipelineResult> reuse_identical(jobs::Redis& redis, const jobs::QueueNames& names,
-                                              const Store& storage, const std::string& sha256,
-                                              const JobSpec& spec, const std::string& pipeline_version);
+std::optional<PipelineResult> reuse_identical(jobs::Redis& redis, const jobs::QueueNames& names, const Store& storage,
+                                              const std::string& sha256, const JobSpec& spec,
+                                              const std::string& pipeline_version);
 
 } // namespace worker

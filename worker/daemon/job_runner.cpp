@@ -1,8 +1,8 @@
 #include "worker/daemon/job_runner.hpp"
 
 #include "core/backoff.hpp"
-#include "worker/daemon/dedup.hpp"
 #include "worker/config/log.hpp"
+#include "worker/daemon/dedup.hpp"
 #include "worker/http/metrics.hpp"
 
 #include <algorithm>
@@ -31,11 +31,10 @@ std::string content_kind(const std::vector<std::pair<std::string, std::string>>&
 
 } // namespace
 
-JobRunner::JobRunner(const Config& config, const jobs::Queue& queue, const Store& storage,
-                     Metrics& metrics, const std::atomic<bool>& stopping, Analyse analyse)
-    : m_config(config), m_queue(queue), m_storage(storage), m_metrics(metrics),
-      m_stopping(stopping), m_analyse(std::move(analyse)),
-      m_redis(jobs::parse_redis_url(config.redis_url), std::chrono::milliseconds(10000)),
+JobRunner::JobRunner(const Config& config, const jobs::Queue& queue, const Store& storage, Metrics& metrics,
+                     const std::atomic<bool>& stopping, Analyse analyse)
+    : m_config(config), m_queue(queue), m_storage(storage), m_metrics(metrics), m_stopping(stopping),
+      m_analyse(std::move(analyse)), m_redis(jobs::parse_redis_url(config.redis_url), std::chrono::milliseconds(10000)),
       m_options(pipeline_options(config)), m_version(pipeline_version(config.ocr_langs)) {}
 
 jobs::Fence JobRunner::with_retry(const char* what, const std::function<jobs::Fence()>& call) {
@@ -57,8 +56,8 @@ jobs::Fence JobRunner::with_retry(const char* what, const std::function<jobs::Fe
                 return jobs::Fence::lost;
             }
             auto wait = backoff.next();
-            log::warn(std::string(what) + " failed, retrying", {{"error", e.what()},
-                                                                 {"retry_in_ms", std::to_string(wait.count())}});
+            log::warn(std::string(what) + " failed, retrying",
+                      {{"error", e.what()}, {"retry_in_ms", std::to_string(wait.count())}});
             std::this_thread::sleep_for(wait);
         }
     }
@@ -71,17 +70,16 @@ void JobRunner::run(const jobs::Delivery& d, const std::function<bool()>& lease_
     const jobs::Event& ev = parsed.event;
     try {
         if (parsed.verdict == jobs::ParsedEntry::Verdict::dead_letter) {
-            auto f = with_retry("dead letter", [&] {
-                return m_queue.dead_letter(m_redis, d, "", parsed.reason, false, {});
-            });
+            auto f = with_retry("dead letter",
+                                [&] { return m_queue.dead_letter(m_redis, d, "", parsed.reason, false, {}); });
             m_metrics.job("dead", "unknown");
             log::warn("event dead-lettered: " + parsed.reason,
                       {{"event_id", d.entry_id}, {"stage", "validate"}, {"fence", jobs::to_string(f)}});
             return;
         }
         if (d.deliveries > m_config.max_deliveries) {
-            std::string why = "delivered " + std::to_string(d.deliveries) + " times, more than INGEST_MAX_DELIVERIES=" +
-                              std::to_string(m_config.max_deliveries);
+            std::string why = "delivered " + std::to_string(d.deliveries) +
+                              " times, more than INGEST_MAX_DELIVERIES=" + std::to_string(m_config.max_deliveries);
             std::vector<std::pair<std::string, std::string>> meta = {
                 {"error_code", "gave_up"},
                 {"error", "The event was delivered " + std::to_string(d.deliveries) +
@@ -89,12 +87,11 @@ void JobRunner::run(const jobs::Delivery& d, const std::function<bool()>& lease_
                 {"attempts", std::to_string(d.deliveries)},
                 {"worker", m_config.consumer},
                 {"finished_at", jobs::utc_now_rfc3339()}};
-            auto f = with_retry("dead letter", [&] {
-                return m_queue.dead_letter(m_redis, d, ev.file_id, why, true, meta);
-            });
+            auto f =
+                with_retry("dead letter", [&] { return m_queue.dead_letter(m_redis, d, ev.file_id, why, true, meta); });
             m_metrics.job("dead", "unknown");
-            log::error("event gave up: " + why, {{"file_id", ev.file_id}, {"event_id", d.entry_id},
-                                                 {"fence", jobs::to_string(f)}});
+            log::error("event gave up: " + why,
+                       {{"file_id", ev.file_id}, {"event_id", d.entry_id}, {"fence", jobs::to_string(f)}});
             return;
         }
 
@@ -110,12 +107,12 @@ void JobRunner::run(const jobs::Delivery& d, const std::function<bool()>& lease_
         if (!ev.owner.empty()) common.emplace_back("owner", ev.owner);
 
         if (parsed.verdict == jobs::ParsedEntry::Verdict::ok) {
-            auto f = with_retry("processing write",
-                                [&] { return m_queue.start(m_redis, d.entry_id, ev.file_id, common); });
+            auto f =
+                with_retry("processing write", [&] { return m_queue.start(m_redis, d.entry_id, ev.file_id, common); });
             if (f != jobs::Fence::ok) {
                 m_metrics.job(jobs::to_string(f), "unknown");
-                log::info("event skipped", {{"file_id", ev.file_id}, {"event_id", d.entry_id},
-                                            {"fence", jobs::to_string(f)}});
+                log::info("event skipped",
+                          {{"file_id", ev.file_id}, {"event_id", d.entry_id}, {"fence", jobs::to_string(f)}});
                 return;
             }
         }
@@ -190,13 +187,14 @@ void JobRunner::run(const jobs::Delivery& d, const std::function<bool()>& lease_
         fields.emplace_back("status", !result.file_error_code ? "done" : "failed");
         fields.insert(fields.end(), common.begin(), common.end());
         fields.emplace_back("finished_at", jobs::utc_now_rfc3339());
-        fields.emplace_back("duration_ms", std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
-                                                              Clock::now() - started).count()));
+        fields.emplace_back(
+            "duration_ms",
+            std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started).count()));
         fields.emplace_back("pipeline_version", m_version);
         const std::string kind = content_kind(fields);
         // Index finished results for content-hash reuse; a reused result keeps its source.
-        const auto source = std::find_if(fields.begin(), fields.end(),
-                                         [](const auto& kv) { return kv.first == "deduplicated_from"; });
+        const auto source =
+            std::find_if(fields.begin(), fields.end(), [](const auto& kv) { return kv.first == "deduplicated_from"; });
         const std::string deduplicated_from = source == fields.end() ? std::string() : source->second;
         const bool reused = !deduplicated_from.empty();
         // A parser stopped by a limit or a crash says nothing lasting about the bytes: such a
@@ -205,9 +203,9 @@ void JobRunner::run(const jobs::Delivery& d, const std::function<bool()>& lease_
             return kv.first.size() >= 10 && kv.first.compare(kv.first.size() - 10, 10, "error_code") == 0 &&
                    (kv.second == "timeout" || kv.second == "crashed" || kv.second == "memory_limit");
         });
-        const std::string index_hash = !result.file_error_code && !reused && !stopped &&
-                                               parsed_size >= k_dedup_min_bytes
-                                           ? result.content_hash : std::string();
+        const std::string index_hash =
+            !result.file_error_code && !reused && !stopped && parsed_size >= k_dedup_min_bytes ? result.content_hash
+                                                                                               : std::string();
         if (abandoned("commit")) return;
         auto t2 = Clock::now();
         auto f = with_retry("final commit", [&] {
@@ -215,30 +213,41 @@ void JobRunner::run(const jobs::Delivery& d, const std::function<bool()>& lease_
         });
         m_metrics.stage("commit", seconds_since(t2));
         m_metrics.stage("total", seconds_since(started));
-        const std::string outcome = f != jobs::Fence::ok ? jobs::to_string(f)
-                                    : !result.file_error_code ? "done" : "failed";
+        const std::string outcome = f != jobs::Fence::ok      ? jobs::to_string(f)
+                                    : !result.file_error_code ? "done"
+                                                              : "failed";
         m_metrics.job(outcome, kind);
-        const std::string ms = std::to_string(
-            std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started).count());
+        const std::string ms =
+            std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started).count());
         if (f == jobs::Fence::lost) {
             ++m_metrics.leases_lost;
             log::warn("lease lost before the commit; result discarded",
-                      {{"file_id", ev.file_id}, {"event_id", d.entry_id}, {"stage", "commit"},
-                       {"duration_ms", ms}});
+                      {{"file_id", ev.file_id}, {"event_id", d.entry_id}, {"stage", "commit"}, {"duration_ms", ms}});
         } else if (result.file_error_code) {
-            log::warn("file failed: " + result.file_error, {{"file_id", ev.file_id}, {"event_id", d.entry_id},
-                                                            {"error_code", std::string(core::to_string(*result.file_error_code))},
-                                                            {"stage", "commit"}, {"duration_ms", ms},
-                                                            {"fence", jobs::to_string(f)}});
+            log::warn("file failed: " + result.file_error,
+                      {{"file_id", ev.file_id},
+                       {"event_id", d.entry_id},
+                       {"error_code", std::string(core::to_string(*result.file_error_code))},
+                       {"stage", "commit"},
+                       {"duration_ms", ms},
+                       {"fence", jobs::to_string(f)}});
         } else if (reused) {
             log::info("file done from a finished file's results (identical bytes)",
-                      {{"file_id", ev.file_id}, {"event_id", d.entry_id}, {"type", kind},
-                       {"deduplicated_from", deduplicated_from}, {"stage", "commit"}, {"duration_ms", ms},
+                      {{"file_id", ev.file_id},
+                       {"event_id", d.entry_id},
+                       {"type", kind},
+                       {"deduplicated_from", deduplicated_from},
+                       {"stage", "commit"},
+                       {"duration_ms", ms},
                        {"fence", jobs::to_string(f)}});
         } else {
             log::info(result.step_failed ? "file done with a failed step" : "file done",
-                      {{"file_id", ev.file_id}, {"event_id", d.entry_id}, {"type", kind},
-                       {"stage", "commit"}, {"duration_ms", ms}, {"fence", jobs::to_string(f)}});
+                      {{"file_id", ev.file_id},
+                       {"event_id", d.entry_id},
+                       {"type", kind},
+                       {"stage", "commit"},
+                       {"duration_ms", ms},
+                       {"fence", jobs::to_string(f)}});
         }
     } catch (const std::exception& e) {
         // A bug or an unexpected Redis reply: the entry stays pending and is redelivered,

@@ -23,8 +23,8 @@ public:
     using Analyse = std::function<PipelineResult(int fd, std::uint64_t size, const std::string& hash,
                                                  const JobSpec& spec, const PipelineOptions& options)>;
 
-    JobRunner(const Config& config, const jobs::Queue& queue, const Store& storage,
-              Metrics& metrics, const std::atomic<bool>& stopping, Analyse analyse);
+    JobRunner(const Config& config, const jobs::Queue& queue, const Store& storage, Metrics& metrics,
+              const std::atomic<bool>& stopping, Analyse analyse);
 
     /// Handles one delivery; never throws (every failure is logged, and the entry is either
     /// committed or left pending for a redelivery). `lease_lost`, when given, says whether

@@ -14,7 +14,9 @@ namespace {
 constexpr std::uint32_t k_magic = 0x48474e49; // "INGH"
 constexpr std::size_t k_header = 16;
 
-void put32(char* p, std::uint32_t v) { std::memcpy(p, &v, 4); }
+void put32(char* p, std::uint32_t v) {
+    std::memcpy(p, &v, 4);
+}
 std::uint32_t get32(const char* p) {
     std::uint32_t v;
     std::memcpy(&v, p, 4);
@@ -204,14 +206,14 @@ JobSpec spec_from_json(const nlohmann::json& j) {
 namespace {
 
 // The wire form of each kind of option value (INGESTD_OPTION_FIELDS names the fields).
-template <class T>
-nlohmann::json wire(const T& v) {
+template <class T> nlohmann::json wire(const T& v) {
     return v;
 }
-nlohmann::json wire(core::OcrMode v) { return std::string(core::to_string(v)); }
+nlohmann::json wire(core::OcrMode v) {
+    return std::string(core::to_string(v));
+}
 
-template <class T>
-void unwire(const nlohmann::json& j, T& out) {
+template <class T> void unwire(const nlohmann::json& j, T& out) {
     out = j.get<T>();
 }
 void unwire(const nlohmann::json& j, core::OcrMode& out) {

@@ -1,9 +1,9 @@
 #include "worker/helper/pool.hpp"
 
 #include "extractors/sniff/content_type.hpp"
-#include "worker/helper/process/helper.hpp"
-#include "worker/helper/channel.hpp"
 #include "worker/config/log.hpp"
+#include "worker/helper/channel.hpp"
+#include "worker/helper/process/helper.hpp"
 #include "worker/helper/sandbox.hpp"
 
 #include <algorithm>
@@ -89,8 +89,8 @@ bool valid_utf8(const std::string& s) {
             if ((p[i] & 0xC0) != 0x80) return false;
             cp = (cp << 6) | (p[i] & 0x3F);
         }
-        if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
-            cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
+        if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) || cp > 0x10FFFF ||
+            (cp >= 0xD800 && cp <= 0xDFFF)) {
             return false;
         }
         p += len;
@@ -169,7 +169,9 @@ Helper::Helper(const HelperSettings& settings, std::filesystem::path scratch, in
     }
 }
 
-Helper::~Helper() { stop(); }
+Helper::~Helper() {
+    stop();
+}
 
 bool Helper::alive() {
     if (m_pid <= 0) return false;
@@ -215,16 +217,21 @@ void Helper::start() {
     ::close(sv[1]);
     if (!theirs) throw std::runtime_error(std::string("fcntl: ") + std::strerror(errno));
 
-    std::vector<std::string> args = {m_settings.binary, "helper", "--channel", "3", "--parent",
-                                     std::to_string(::getpid()), "--scratch", m_scratch.string(),
-                                     "--memory-mb", std::to_string(m_settings.memory_mb)};
+    std::vector<std::string> args = {m_settings.binary, "helper",
+                                     "--channel",       "3",
+                                     "--parent",        std::to_string(::getpid()),
+                                     "--scratch",       m_scratch.string(),
+                                     "--memory-mb",     std::to_string(m_settings.memory_mb)};
     if (m_settings.warm_parsers) args.emplace_back("--warm");
     if (!m_settings.preload_langs.empty()) {
         args.insert(args.end(), {"--preload", m_settings.preload_langs});
     }
     // A clean environment: nothing of the worker's (Redis URL, credentials) but these.
-    std::vector<std::string> env = {"OMP_THREAD_LIMIT=1", "LANG=C.UTF-8", "LC_ALL=C.UTF-8",
-                                    "PATH=/usr/local/bin:/usr/bin:/bin", "TMPDIR=" + m_scratch.string(),
+    std::vector<std::string> env = {"OMP_THREAD_LIMIT=1",
+                                    "LANG=C.UTF-8",
+                                    "LC_ALL=C.UTF-8",
+                                    "PATH=/usr/local/bin:/usr/bin:/bin",
+                                    "TMPDIR=" + m_scratch.string(),
                                     "HOME=" + m_scratch.string()};
     for (const char* keep : {"TESSDATA_PREFIX", "ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS"}) {
         if (const char* v = std::getenv(keep)) env.push_back(std::string(keep) + "=" + v);
@@ -333,9 +340,9 @@ PipelineResult Helper::analyse(int fd, std::uint64_t size, const std::string& ha
     }
     const auto now = Clock::now();
     const bool bounded = options.deadline != Clock::time_point::max();
-    const auto remaining = bounded ? std::max(0ms, std::chrono::duration_cast<std::chrono::milliseconds>(
-                                                       options.deadline - now))
-                                   : std::chrono::milliseconds(24LL * 3600 * 1000);
+    const auto remaining =
+        bounded ? std::max(0ms, std::chrono::duration_cast<std::chrono::milliseconds>(options.deadline - now))
+                : std::chrono::milliseconds(24LL * 3600 * 1000);
     const auto hard = bounded ? options.deadline + m_settings.kill_grace : Clock::time_point::max();
     nlohmann::json req = {{"spec", ch::to_json(spec)},
                           {"options", ch::to_json(options)},
@@ -372,8 +379,8 @@ PipelineResult Helper::analyse(int fd, std::uint64_t size, const std::string& ha
             killed_for_time = true;
             break;
         }
-        const auto wait = std::min<long long>(
-            100, std::chrono::duration_cast<std::chrono::milliseconds>(hard - t).count() + 1);
+        const auto wait =
+            std::min<long long>(100, std::chrono::duration_cast<std::chrono::milliseconds>(hard - t).count() + 1);
         pollfd p{m_sock.get(), POLLIN, 0};
         int n = ::poll(&p, 1, static_cast<int>(wait));
         peak_data = std::max(peak_data, proc_status_bytes(m_pid, "VmData:"));
@@ -454,27 +461,33 @@ PipelineResult Helper::analyse(int fd, std::uint64_t size, const std::string& ha
     if (!invalid.empty()) {
         death = {core::ErrorCode::crashed, "The parser process returned an invalid result (" + invalid + ").", true};
     } else if (killed_for_time) {
-        death = {core::ErrorCode::timeout, "The job ran out of its time budget and the parser process was stopped.", false};
+        death = {core::ErrorCode::timeout, "The job ran out of its time budget and the parser process was stopped.",
+                 false};
     } else if (got == dead && WIFSIGNALED(status)) {
         const int sig = WTERMSIG(status);
         if (sig == SIGXCPU) {
             death = {core::ErrorCode::timeout, "The parser process ran out of its CPU time budget.", false};
         } else if (near_limit && (sig == SIGABRT || sig == SIGSEGV || sig == SIGBUS || sig == SIGKILL)) {
-            death = {core::ErrorCode::memory_limit, "The parser process ran out of its memory budget of " + budget + " MB.", true};
+            death = {core::ErrorCode::memory_limit,
+                     "The parser process ran out of its memory budget of " + budget + " MB.", true};
         } else {
             death = {core::ErrorCode::crashed, "The parser process died with " + signal_name(sig) + ".", true};
         }
     } else if (got == dead && WIFEXITED(status) && WEXITSTATUS(status) == k_helper_exit_out_of_memory) {
-        death = {core::ErrorCode::memory_limit, "The parser process ran out of its memory budget of " + budget + " MB.", true};
+        death = {core::ErrorCode::memory_limit, "The parser process ran out of its memory budget of " + budget + " MB.",
+                 true};
     } else {
-        death = {core::ErrorCode::crashed, "The parser process exited unexpectedly (status " +
-                                std::to_string(got == dead && WIFEXITED(status) ? WEXITSTATUS(status) : -1) + ").",
+        death = {core::ErrorCode::crashed,
+                 "The parser process exited unexpectedly (status " +
+                     std::to_string(got == dead && WIFEXITED(status) ? WEXITSTATUS(status) : -1) + ").",
                  true};
     }
     if (death.counted && m_settings.on_crash) m_settings.on_crash();
     start_quietly(); // the next job finds it warm
     log::warn("parser helper stopped during a job: " + death.message,
-              {{"file_id", spec.file_id}, {"pid", std::to_string(dead)}, {"error_code", std::string(core::to_string(death.code))},
+              {{"file_id", spec.file_id},
+               {"pid", std::to_string(dead)},
+               {"error_code", std::string(core::to_string(death.code))},
                {"peak_bytes", std::to_string(peak)}});
     return combine_results(parts, spec, hash, size, content_type, core::Failure{death.code, death.message});
 }
@@ -496,8 +509,8 @@ PipelineResult OnDemandHelper::analyse(int fd, std::uint64_t size, const std::st
 
 // ---- results -----------------------------------------------------------------------------
 
-PipelineResult combine_results(const std::vector<PipelineResult>& parts, const JobSpec& spec,
-                               const std::string& hash, std::uint64_t size, const std::string& content_type,
+PipelineResult combine_results(const std::vector<PipelineResult>& parts, const JobSpec& spec, const std::string& hash,
+                               std::uint64_t size, const std::string& content_type,
                                const std::optional<core::Failure>& stopped) {
     PipelineResult out;
     out.content_hash = hash;
@@ -522,7 +535,8 @@ PipelineResult combine_results(const std::vector<PipelineResult>& parts, const J
         }
     }
     if (stopped) {
-        for (auto [wanted, prefix] : {std::pair{spec.step_text, "extraction"}, std::pair{spec.step_thumbnails, "thumbnail"}}) {
+        for (auto [wanted, prefix] :
+             {std::pair{spec.step_text, "extraction"}, std::pair{spec.step_thumbnails, "thumbnail"}}) {
             const std::string p = prefix;
             if (!wanted || find_field(out.fields, p + "_status")) continue;
             out.fields.emplace_back(p + "_status", "failed");
@@ -555,8 +569,8 @@ PipelineResult combine_results(const std::vector<PipelineResult>& parts, const J
     return out;
 }
 
-std::string validate_result(const PipelineResult& r, const JobSpec& spec, const std::string& hash,
-                            std::uint64_t size, const PipelineOptions& options) {
+std::string validate_result(const PipelineResult& r, const JobSpec& spec, const std::string& hash, std::uint64_t size,
+                            const PipelineOptions& options) {
     std::set<std::string> allowed = {"content_hash", "size_bytes", "content_type", "error_code", "error"};
     for (const auto& f : step_fields(true, true)) allowed.insert(f);
     if (r.file_error_code) return "a file-level failure";
@@ -588,8 +602,8 @@ std::string validate_result(const PipelineResult& r, const JobSpec& spec, const 
         if (!is_webp(o.bytes)) return "a thumbnail that is not a WebP file of a sane size";
     }
     for (const auto& [k, v] : r.fields) {
-        if (k == "extracted_text_key" || (k.rfind("thumbnail_", 0) == 0 && k.size() > 14 &&
-                                          k.compare(k.size() - 4, 4, "_key") == 0)) {
+        if (k == "extracted_text_key" ||
+            (k.rfind("thumbnail_", 0) == 0 && k.size() > 14 && k.compare(k.size() - 4, 4, "_key") == 0)) {
             if (!outputs.count(v)) return "a key field without its output: " + k;
         }
     }

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "worker/config/config.hpp"
 #include "core/fd.hpp"
+#include "worker/config/config.hpp"
 #include "worker/pipeline/pipeline.hpp"
 
 #include <atomic>
@@ -22,15 +22,15 @@ std::string helper_binary();
 
 /// How helpers are started and bounded.
 struct HelperSettings {
-    std::string binary = helper_binary(); // ingestd-helper
-    std::uint64_t memory_mb = 1024;        // INGEST_JOB_MEMORY_MB
-    std::string preload_langs;             // Tesseract languages to load at start; empty: none
-    bool warm_parsers = false;             // run Poppler and every image loader once at start
-    int max_jobs = 5000;                   // recycle after this many files (the RSS mark usually comes first)
+    std::string binary = helper_binary();        // ingestd-helper
+    std::uint64_t memory_mb = 1024;              // INGEST_JOB_MEMORY_MB
+    std::string preload_langs;                   // Tesseract languages to load at start; empty: none
+    bool warm_parsers = false;                   // run Poppler and every image loader once at start
+    int max_jobs = 5000;                         // recycle after this many files (the RSS mark usually comes first)
     std::uint64_t rss_mark_bytes = 256ULL << 20; // recycle when resident memory is above it
-    std::chrono::milliseconds kill_grace{2000}; // after the job's deadline, before SIGKILL
+    std::chrono::milliseconds kill_grace{2000};  // after the job's deadline, before SIGKILL
     std::chrono::milliseconds start_timeout{60000};
-    std::function<void()> on_crash;        // called for each helper that died during a job
+    std::function<void()> on_crash; // called for each helper that died during a job
 
     static HelperSettings from(const Config& config);
 };
@@ -84,8 +84,8 @@ public:
     pid_t pid() const { return m_pid; }
 
 private:
-    void start();       // starts a process; does not wait for it
-    void await_ready(); // waits for its "ready"; throws std::runtime_error when it dies first
+    void start();         // starts a process; does not wait for it
+    void await_ready();   // waits for its "ready"; throws std::runtime_error when it dies first
     void start_quietly(); // start(), logging a failure (the next job tries again)
     void stop();
     bool alive();
@@ -116,13 +116,13 @@ private:
 
 /// Merges the helper's per-step results and, for steps that did not finish, the failure
 /// that stopped them (`code` empty: none). Exposed for tests.
-PipelineResult combine_results(const std::vector<PipelineResult>& parts, const JobSpec& spec,
-                               const std::string& hash, std::uint64_t size, const std::string& content_type,
+PipelineResult combine_results(const std::vector<PipelineResult>& parts, const JobSpec& spec, const std::string& hash,
+                               std::uint64_t size, const std::string& content_type,
                                const std::optional<core::Failure>& stopped);
 
 /// Checks a helper's result before adoption: known fields only, UTF-8 text, the expected
 /// output keys, WebP files that are WebP and not too large. Returns the problem, or "".
-std::string validate_result(const PipelineResult& r, const JobSpec& spec, const std::string& hash,
-                            std::uint64_t size, const PipelineOptions& options);
+std::string validate_result(const PipelineResult& r, const JobSpec& spec, const std::string& hash, std::uint64_t size,
+                            const PipelineOptions& options);
 
 } // namespace worker

@@ -10,13 +10,13 @@
 #include <system_error>
 
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <linux/capability.h>
 #include <linux/landlock.h>
 #include <sched.h>
 #include <seccomp.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -99,8 +99,8 @@ void apply_landlock(const std::filesystem::path& writable, const std::vector<std
         return;
     }
     for (const auto& p : readable) allow(ruleset.fd, p, k_read_rights, attr.handled_access_fs, report);
-    allow(ruleset.fd, "/dev/null", LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_WRITE_FILE,
-          attr.handled_access_fs, report);
+    allow(ruleset.fd, "/dev/null", LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_WRITE_FILE, attr.handled_access_fs,
+          report);
     allow(ruleset.fd, writable, attr.handled_access_fs, attr.handled_access_fs, report);
     if (::syscall(SYS_landlock_restrict_self, ruleset.fd, 0) != 0) {
         report.warnings.push_back(std::string("Landlock restrict_self failed: ") + std::strerror(errno));
@@ -136,8 +136,8 @@ void apply_seccomp() {
     // Every thread, including any a library started already.
     seccomp_attr_set(ctx, SCMP_FLTATR_CTL_TSYNC, 1);
     // No network and no new channels: the helper talks only over the socket it inherited.
-    for (int s : {SCMP_SYS(socket), SCMP_SYS(socketpair), SCMP_SYS(connect), SCMP_SYS(bind),
-                  SCMP_SYS(listen), SCMP_SYS(accept), SCMP_SYS(accept4)}) {
+    for (int s : {SCMP_SYS(socket), SCMP_SYS(socketpair), SCMP_SYS(connect), SCMP_SYS(bind), SCMP_SYS(listen),
+                  SCMP_SYS(accept), SCMP_SYS(accept4)}) {
         deny(ctx, s);
     }
     // Nothing that reaches other processes, the kernel or the mount table.
@@ -146,22 +146,66 @@ void apply_seccomp() {
     // for its at-exit check, and dies with a fatal error when it is denied.)
     deny(ctx, SCMP_SYS(ptrace));
 #endif
-    for (int s : {SCMP_SYS(process_vm_readv), SCMP_SYS(process_vm_writev),
-                  SCMP_SYS(mount), SCMP_SYS(umount2), SCMP_SYS(pivot_root), SCMP_SYS(chroot),
-                  SCMP_SYS(unshare), SCMP_SYS(setns), SCMP_SYS(kexec_load), SCMP_SYS(kexec_file_load),
-                  SCMP_SYS(init_module), SCMP_SYS(finit_module), SCMP_SYS(delete_module), SCMP_SYS(bpf),
-                  SCMP_SYS(perf_event_open), SCMP_SYS(keyctl), SCMP_SYS(add_key), SCMP_SYS(request_key),
-                  SCMP_SYS(userfaultfd), SCMP_SYS(reboot), SCMP_SYS(swapon), SCMP_SYS(swapoff),
-                  SCMP_SYS(settimeofday), SCMP_SYS(clock_settime), SCMP_SYS(clock_adjtime),
-                  SCMP_SYS(adjtimex), SCMP_SYS(acct), SCMP_SYS(quotactl), SCMP_SYS(name_to_handle_at),
-                  SCMP_SYS(open_by_handle_at), SCMP_SYS(io_uring_setup), SCMP_SYS(io_uring_enter),
-                  SCMP_SYS(io_uring_register), SCMP_SYS(fanotify_init), SCMP_SYS(syslog),
-                  SCMP_SYS(iopl), SCMP_SYS(ioperm), SCMP_SYS(setrlimit), SCMP_SYS(chmod), SCMP_SYS(fchmod),
-                  SCMP_SYS(fchmodat), SCMP_SYS(chown), SCMP_SYS(fchown), SCMP_SYS(lchown),
-                  SCMP_SYS(fchownat), SCMP_SYS(setuid), SCMP_SYS(setgid), SCMP_SYS(setreuid),
-                  SCMP_SYS(setregid), SCMP_SYS(setresuid), SCMP_SYS(setresgid), SCMP_SYS(setgroups),
-                  SCMP_SYS(setfsuid), SCMP_SYS(setfsgid), SCMP_SYS(capset), SCMP_SYS(pidfd_open),
-                  SCMP_SYS(pidfd_send_signal), SCMP_SYS(pidfd_getfd), SCMP_SYS(tkill), SCMP_SYS(mknod),
+    for (int s : {SCMP_SYS(process_vm_readv),
+                  SCMP_SYS(process_vm_writev),
+                  SCMP_SYS(mount),
+                  SCMP_SYS(umount2),
+                  SCMP_SYS(pivot_root),
+                  SCMP_SYS(chroot),
+                  SCMP_SYS(unshare),
+                  SCMP_SYS(setns),
+                  SCMP_SYS(kexec_load),
+                  SCMP_SYS(kexec_file_load),
+                  SCMP_SYS(init_module),
+                  SCMP_SYS(finit_module),
+                  SCMP_SYS(delete_module),
+                  SCMP_SYS(bpf),
+                  SCMP_SYS(perf_event_open),
+                  SCMP_SYS(keyctl),
+                  SCMP_SYS(add_key),
+                  SCMP_SYS(request_key),
+                  SCMP_SYS(userfaultfd),
+                  SCMP_SYS(reboot),
+                  SCMP_SYS(swapon),
+                  SCMP_SYS(swapoff),
+                  SCMP_SYS(settimeofday),
+                  SCMP_SYS(clock_settime),
+                  SCMP_SYS(clock_adjtime),
+                  SCMP_SYS(adjtimex),
+                  SCMP_SYS(acct),
+                  SCMP_SYS(quotactl),
+                  SCMP_SYS(name_to_handle_at),
+                  SCMP_SYS(open_by_handle_at),
+                  SCMP_SYS(io_uring_setup),
+                  SCMP_SYS(io_uring_enter),
+                  SCMP_SYS(io_uring_register),
+                  SCMP_SYS(fanotify_init),
+                  SCMP_SYS(syslog),
+                  SCMP_SYS(iopl),
+                  SCMP_SYS(ioperm),
+                  SCMP_SYS(setrlimit),
+                  SCMP_SYS(chmod),
+                  SCMP_SYS(fchmod),
+                  SCMP_SYS(fchmodat),
+                  SCMP_SYS(chown),
+                  SCMP_SYS(fchown),
+                  SCMP_SYS(lchown),
+                  SCMP_SYS(fchownat),
+                  SCMP_SYS(setuid),
+                  SCMP_SYS(setgid),
+                  SCMP_SYS(setreuid),
+                  SCMP_SYS(setregid),
+                  SCMP_SYS(setresuid),
+                  SCMP_SYS(setresgid),
+                  SCMP_SYS(setgroups),
+                  SCMP_SYS(setfsuid),
+                  SCMP_SYS(setfsgid),
+                  SCMP_SYS(capset),
+                  SCMP_SYS(pidfd_open),
+                  SCMP_SYS(pidfd_send_signal),
+                  SCMP_SYS(pidfd_getfd),
+                  SCMP_SYS(tkill),
+                  SCMP_SYS(mknod),
                   SCMP_SYS(mknodat)}) {
         deny(ctx, s);
     }
@@ -218,8 +262,8 @@ bool set_cpu_budget(int pid, int budget_s) {
     auto close = stat.rfind(')');
     if (close == std::string::npos) return false;
     unsigned long long utime = 0, stime = 0;
-    if (std::sscanf(stat.c_str() + close + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
-                    &utime, &stime) != 2) {
+    if (std::sscanf(stat.c_str() + close + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &utime,
+                    &stime) != 2) {
         return false;
     }
     const long ticks = ::sysconf(_SC_CLK_TCK);

@@ -9,7 +9,7 @@ namespace worker::sandbox {
 
 /// Resource limits a helper puts on itself before it parses anything.
 struct Limits {
-    std::uint64_t data_bytes = 0;  // RLIMIT_DATA; 0 leaves it as is (sanitizer builds)
+    std::uint64_t data_bytes = 0;          // RLIMIT_DATA; 0 leaves it as is (sanitizer builds)
     std::uint64_t file_bytes = 1ULL << 30; // RLIMIT_FSIZE: largest scratch file
     std::uint64_t open_files = 1024;       // RLIMIT_NOFILE
 };

@@ -1,11 +1,11 @@
 #include "worker/http/metrics.hpp"
 
-#include <magic.h>
-#include <openssl/crypto.h>
-
 #include <algorithm>
 #include <chrono>
 #include <sstream>
+
+#include <magic.h>
+#include <openssl/crypto.h>
 
 namespace worker {
 
@@ -86,8 +86,8 @@ std::string Metrics::render() const {
          "# TYPE ingestd_stage_duration_seconds histogram\n";
     for (const auto& [name, h] : m_stages) {
         for (std::size_t i = 0; i < k_buckets.size(); ++i) {
-            o << "ingestd_stage_duration_seconds_bucket{stage=\"" << name << "\",le=\"" << k_buckets[i]
-              << "\"} " << h.counts[i] << "\n";
+            o << "ingestd_stage_duration_seconds_bucket{stage=\"" << name << "\",le=\"" << k_buckets[i] << "\"} "
+              << h.counts[i] << "\n";
         }
         o << "ingestd_stage_duration_seconds_bucket{stage=\"" << name << "\",le=\"+Inf\"} " << h.count << "\n";
         o << "ingestd_stage_duration_seconds_sum{stage=\"" << name << "\"} " << h.sum << "\n";

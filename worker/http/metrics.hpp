@@ -46,7 +46,7 @@ struct Metrics {
     static std::vector<std::pair<std::string, std::string>> build_info();
 
     static constexpr std::array<double, 12> k_buckets = {0.001, 0.005, 0.01, 0.025, 0.05, 0.1,
-                                                          0.25, 0.5, 1, 2.5, 10, 60};
+                                                         0.25,  0.5,   1,    2.5,   10,   60};
 
 private:
     struct Histogram {
@@ -58,7 +58,6 @@ private:
     std::map<std::pair<std::string, std::string>, long long> m_jobs;
     std::map<std::string, Histogram> m_stages;
     std::array<Minute, k_minutes> m_minutes{}; // ring indexed by minute number
-
 };
 
 } // namespace worker

@@ -2,8 +2,8 @@
 
 #include "jobs/queue.hpp"
 #include "jobs/redis.hpp"
-#include "worker/http/dashboard.hpp"
 #include "worker/config/log.hpp"
+#include "worker/http/dashboard.hpp"
 #include "worker/http/metrics.hpp"
 #include "worker/storage/store.hpp"
 
@@ -11,7 +11,6 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <nlohmann/json.hpp>
-
 #include <optional>
 #include <set>
 
@@ -24,9 +23,9 @@ using tcp = asio::ip::tcp;
 
 namespace {
 
-constexpr int k_recent_files = 30;   // rows of /v1/recent
-constexpr int k_recent_scan = 300;   // results-stream entries read to find them
-constexpr int k_stats_minutes = 15;  // minutes of /v1/stats
+constexpr int k_recent_files = 30;  // rows of /v1/recent
+constexpr int k_recent_scan = 300;  // results-stream entries read to find them
+constexpr int k_stats_minutes = 15; // minutes of /v1/stats
 
 std::string dump(const nlohmann::ordered_json& j) {
     return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
@@ -37,10 +36,7 @@ std::string dump(const nlohmann::ordered_json& j) {
 struct HttpServer::Impl : std::enable_shared_from_this<HttpServer::Impl> {
     Impl(asio::io_context& io, const Config& c, Metrics& m, const std::atomic<bool>& d)
         : io(io), config(c), metrics(m), draining(d), acceptor(io),
-          redis(jobs::parse_redis_url(c.redis_url), std::chrono::milliseconds(1000)) {
-        names.stream = c.stream;
-        names.group = c.group;
-        names.prefix = c.key_prefix;
+          redis(jobs::parse_redis_url(c.redis_url), std::chrono::milliseconds(1000)), names(queue_names(c)) {
         queue.emplace(names);
     }
 
@@ -119,8 +115,8 @@ struct HttpServer::Impl : std::enable_shared_from_this<HttpServer::Impl> {
     /// The files whose status changed last, newest first, one row each, with the metadata
     /// fields the dashboard shows. Throws when Redis does not answer.
     std::string recent_json() {
-        jobs::Reply r = redis.command(
-            {"XREVRANGE", names.results_stream(), "+", "-", "COUNT", std::to_string(k_recent_scan)});
+        jobs::Reply r =
+            redis.command({"XREVRANGE", names.results_stream(), "+", "-", "COUNT", std::to_string(k_recent_scan)});
         if (r.is_error()) throw jobs::RedisIoError(r.str);
         std::vector<std::string> ids;
         std::set<std::string> seen;
@@ -131,9 +127,9 @@ struct HttpServer::Impl : std::enable_shared_from_this<HttpServer::Impl> {
             }
             if (ids.size() >= static_cast<std::size_t>(k_recent_files)) break;
         }
-        static const std::vector<std::string> fields = {"status", "name", "content_type", "size_bytes",
-                                                        "finished_at", "error_code", "error",
-                                                        "thumbnail_72_key", "event_id"};
+        static const std::vector<std::string> fields = {"status",      "name",       "content_type", "size_bytes",
+                                                        "finished_at", "error_code", "error",        "thumbnail_72_key",
+                                                        "event_id"};
         std::vector<std::vector<std::string>> commands;
         for (const auto& id : ids) {
             std::vector<std::string> c = {"HMGET", names.metadata_key(id)};
@@ -255,7 +251,8 @@ struct HttpServer::Impl : std::enable_shared_from_this<HttpServer::Impl> {
                 if (slash != std::string::npos) {
                     id = rest.substr(0, slash);
                     std::string tail = rest.substr(slash + 1);
-                    if (tail.rfind("thumbnail/", 0) != 0) return reply(http::status::not_found, "text/plain", "not found\n");
+                    if (tail.rfind("thumbnail/", 0) != 0)
+                        return reply(http::status::not_found, "text/plain", "not found\n");
                     size = tail.substr(10);
                     if (size != "72" && size != "144" && size != "288") {
                         return reply(http::status::not_found, "text/plain", "no such thumbnail size\n");
@@ -301,8 +298,7 @@ struct HttpServer::Impl : std::enable_shared_from_this<HttpServer::Impl> {
     };
 };
 
-HttpServer::HttpServer(asio::io_context& io, const Config& config, Metrics& metrics,
-                       const std::atomic<bool>& draining)
+HttpServer::HttpServer(asio::io_context& io, const Config& config, Metrics& metrics, const std::atomic<bool>& draining)
     : m_impl(std::make_shared<Impl>(io, config, metrics, draining)) {
     m_impl->start();
     log::info("HTTP endpoint listening", {{"addr", config.http_addr}});

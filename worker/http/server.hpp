@@ -3,9 +3,8 @@
 #include "worker/config/config.hpp"
 
 #include <atomic>
-#include <memory>
-
 #include <boost/asio/io_context.hpp>
+#include <memory>
 
 namespace worker {
 
@@ -16,8 +15,7 @@ struct Metrics;
 /// GET and HEAD only. Throws when the address cannot be bound.
 class HttpServer {
 public:
-    HttpServer(boost::asio::io_context& io, const Config& config, Metrics& metrics,
-               const std::atomic<bool>& draining);
+    HttpServer(boost::asio::io_context& io, const Config& config, Metrics& metrics, const std::atomic<bool>& draining);
     ~HttpServer();
 
 private:

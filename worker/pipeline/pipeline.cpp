@@ -5,8 +5,8 @@
 
 #include "extractors/sniff/hash.hpp"
 #include "extractors/sniff/ocr_langs.hpp"
-#include "worker/storage/store.hpp"
 #include "worker/config/version.hpp"
+#include "worker/storage/store.hpp"
 
 #include <algorithm>
 #include <mutex>
@@ -15,17 +15,19 @@
 namespace worker {
 
 const std::vector<std::string>& text_fields() {
-    static const std::vector<std::string> f = {
-        "extraction_status", "extracted_text", "extracted_text_bytes", "extracted_text_key",
-        "extraction_method", "page_count", "pages_read", "ocr_pages", "ocr_confidence",
-        "extraction_error_code", "extraction_error"};
+    static const std::vector<std::string> f = {"extraction_status",    "extracted_text",
+                                               "extracted_text_bytes", "extracted_text_key",
+                                               "extraction_method",    "page_count",
+                                               "pages_read",           "ocr_pages",
+                                               "ocr_confidence",       "extraction_error_code",
+                                               "extraction_error"};
     return f;
 }
 
 const std::vector<std::string>& thumbnail_fields() {
     static const std::vector<std::string> f = {
-        "thumbnail_status", "thumbnail_72_key", "thumbnail_144_key", "thumbnail_288_key",
-        "width", "height", "thumbnail_error_code", "thumbnail_error"};
+        "thumbnail_status", "thumbnail_72_key",     "thumbnail_144_key", "thumbnail_288_key", "width",
+        "height",           "thumbnail_error_code", "thumbnail_error"};
     return f;
 }
 
@@ -62,16 +64,18 @@ std::string hash_and_check(int fd, std::uint64_t size, const JobSpec& spec) {
     try {
         h = extractors::sha256_fd(fd);
     } catch (const extractors::ReadError& e) {
-        throw core::FileError(core::ErrorCode::storage_error, std::string("The stored file cannot be read: ") + e.what() + ".", true);
+        throw core::FileError(core::ErrorCode::storage_error,
+                              std::string("The stored file cannot be read: ") + e.what() + ".", true);
     }
     if (spec.expected_size && *spec.expected_size != h.bytes) {
         throw core::FileError(core::ErrorCode::size_mismatch, "The file is " + std::to_string(h.bytes) +
-                                             " bytes but the event declared " +
-                                             std::to_string(*spec.expected_size) + ".");
+                                                                  " bytes but the event declared " +
+                                                                  std::to_string(*spec.expected_size) + ".");
     }
     if (!spec.expected_sha256.empty() && spec.expected_sha256 != h.sha256_hex) {
         throw core::FileError(core::ErrorCode::hash_mismatch, "The file's SHA-256 is " + h.sha256_hex +
-                                             " but the event declared " + spec.expected_sha256 + ".");
+                                                                  " but the event declared " + spec.expected_sha256 +
+                                                                  ".");
     }
     (void)size;
     return h.sha256_hex;

@@ -53,6 +53,17 @@ struct PipelineResult {
     std::vector<std::string> clear;
     std::vector<OutputFile> outputs;
     bool step_failed = false; // some step failed (status stays done)
+    /// The typed failure of each step that failed (what the `<step>_error_code` fields say),
+    /// so that decisions (reuse, metrics, logs) read values, not field names.
+    std::optional<core::Failure> text_error;
+    std::optional<core::Failure> thumbnail_error;
+
+    /// True when a step was stopped by a limit of the job or a crash (core::stopped_parser):
+    /// such a result says nothing lasting about the bytes.
+    bool parser_stopped() const {
+        return (text_error && core::stopped_parser(text_error->code)) ||
+               (thumbnail_error && core::stopped_parser(thumbnail_error->code));
+    }
 };
 
 /// Hashes the input, checks declared size and digest. Throws core::FileError (size_mismatch,
@@ -63,13 +74,11 @@ std::string hash_and_check(int fd, std::uint64_t size, const JobSpec& spec);
 /// that parses untrusted bytes. Never throws for bad content (steps fail as values);
 /// throws std::bad_alloc when memory runs out. `detected_type`: the libmagic verdict when
 /// the caller already has it (the helper reports it before the steps run).
-PipelineResult analyse(int fd, std::uint64_t size, const std::string& content_hash,
-                       const JobSpec& spec, const PipelineOptions& options,
-                       const std::string& detected_type = {});
+PipelineResult analyse(int fd, std::uint64_t size, const std::string& content_hash, const JobSpec& spec,
+                       const PipelineOptions& options, const std::string& detected_type = {});
 
 /// hash_and_check then analyse, with file-level failures turned into the result.
-PipelineResult run_pipeline(int fd, std::uint64_t size, const JobSpec& spec,
-                            const PipelineOptions& options);
+PipelineResult run_pipeline(int fd, std::uint64_t size, const JobSpec& spec, const PipelineOptions& options);
 
 /// Builds the fields of a whole-file failure.
 PipelineResult file_failure(core::ErrorCode code, const std::string& message);

@@ -4,8 +4,8 @@
 
 #include <cerrno>
 #include <cstring>
-#include <dirent.h>
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
 #include <sys/stat.h>
@@ -27,9 +27,13 @@ int openat2_beneath(int dirfd, const std::string& path, int flags, mode_t mode =
     }
 }
 
-std::string errno_text(int err) { return std::strerror(err); }
+std::string errno_text(int err) {
+    return std::strerror(err);
+}
 
-bool io_error(int err) { return err == EIO || err == EAGAIN || err == ENOMEM || err == EMFILE || err == ENFILE || err == EINTR; }
+bool io_error(int err) {
+    return err == EIO || err == EAGAIN || err == ENOMEM || err == EMFILE || err == ENFILE || err == EINTR;
+}
 
 } // namespace
 
@@ -40,8 +44,8 @@ FilesystemStore::FilesystemStore(const std::filesystem::path& root, bool create)
     }
     m_root_fd.reset(::open(root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
     if (!m_root_fd) {
-        throw core::FileError(core::ErrorCode::storage_error, "cannot open the storage root " + root.string() + ": " +
-                                             errno_text(errno));
+        throw core::FileError(core::ErrorCode::storage_error,
+                              "cannot open the storage root " + root.string() + ": " + errno_text(errno));
     }
 }
 
@@ -57,33 +61,36 @@ Store::Input FilesystemStore::open_input(const std::string& key, std::uint64_t m
         case ELOOP:
         case EXDEV:
             throw core::FileError(core::ErrorCode::not_regular_file,
-                            "The storage_key leads through a symbolic link or out of the storage root.");
+                                  "The storage_key leads through a symbolic link or out of the storage root.");
         case EISDIR:
             throw core::FileError(core::ErrorCode::not_regular_file, "The storage_key names a folder, not a file.");
         case EACCES:
         case EPERM:
-            throw core::FileError(core::ErrorCode::storage_error, "The stored file cannot be opened: " + errno_text(err) + ".");
+            throw core::FileError(core::ErrorCode::storage_error,
+                                  "The stored file cannot be opened: " + errno_text(err) + ".");
         default:
-            throw core::FileError(core::ErrorCode::storage_error, "The stored file cannot be opened: " + errno_text(err) + ".",
-                            io_error(err));
+            throw core::FileError(core::ErrorCode::storage_error,
+                                  "The stored file cannot be opened: " + errno_text(err) + ".", io_error(err));
         }
     }
     core::Fd owned(fd);
     struct stat st {};
     if (::fstat(fd, &st) != 0) {
-        throw core::FileError(core::ErrorCode::storage_error, "The stored file cannot be examined: " + errno_text(errno) + ".", true);
+        throw core::FileError(core::ErrorCode::storage_error,
+                              "The stored file cannot be examined: " + errno_text(errno) + ".", true);
     }
     if (S_ISDIR(st.st_mode)) {
         throw core::FileError(core::ErrorCode::not_regular_file, "The storage_key names a folder, not a file.");
     }
     if (!S_ISREG(st.st_mode)) {
         throw core::FileError(core::ErrorCode::not_regular_file,
-                        "The storage_key names a FIFO, device or socket, not a regular file.");
+                              "The storage_key names a FIFO, device or socket, not a regular file.");
     }
     auto size = static_cast<std::uint64_t>(st.st_size);
     if (size > max_bytes) {
         throw core::FileError(core::ErrorCode::too_large, "The file is " + std::to_string(size) +
-                                         " bytes, over the limit of " + std::to_string(max_bytes) + " bytes.");
+                                                              " bytes, over the limit of " + std::to_string(max_bytes) +
+                                                              " bytes.");
     }
     // Back to blocking reads now that we know it is a regular file.
     int flags = ::fcntl(fd, F_GETFL);
@@ -107,7 +114,8 @@ core::Fd FilesystemStore::open_parent(const std::string& key, std::string& leaf)
         core::Fd parent(openat2_beneath(m_root_fd.get(), prefix, O_PATH | O_DIRECTORY));
         if (!parent) {
             if (errno != ENOENT) {
-                throw core::FileError(core::ErrorCode::storage_error, "cannot open output folder " + prefix + ": " + errno_text(errno));
+                throw core::FileError(core::ErrorCode::storage_error,
+                                      "cannot open output folder " + prefix + ": " + errno_text(errno));
             }
             std::string up, name = prefix;
             auto s = prefix.rfind('/');
@@ -120,14 +128,16 @@ core::Fd FilesystemStore::open_parent(const std::string& key, std::string& leaf)
                 base = core::Fd(openat2_beneath(m_root_fd.get(), up, O_PATH | O_DIRECTORY));
             }
             if (!base || (::mkdirat(base.get(), name.c_str(), 0755) != 0 && errno != EEXIST)) {
-                throw core::FileError(core::ErrorCode::storage_error, "cannot make output folder " + prefix + ": " + errno_text(errno));
+                throw core::FileError(core::ErrorCode::storage_error,
+                                      "cannot make output folder " + prefix + ": " + errno_text(errno));
             }
         }
         pos = next + 1;
     }
     core::Fd parent(openat2_beneath(m_root_fd.get(), dir, O_PATH | O_DIRECTORY));
     if (!parent) {
-        throw core::FileError(core::ErrorCode::storage_error, "cannot open output folder " + dir + ": " + errno_text(errno));
+        throw core::FileError(core::ErrorCode::storage_error,
+                              "cannot open output folder " + dir + ": " + errno_text(errno));
     }
     return parent;
 }
@@ -155,18 +165,18 @@ void FilesystemStore::copy(const std::string& from, const std::string& to) const
 
 void FilesystemStore::remove(const std::string& key) const {
     const auto slash = key.rfind('/');
-    core::Fd parent(slash == std::string::npos ? ::dup(m_root_fd.get())
-                                               : openat2_beneath(m_root_fd.get(), key.substr(0, slash),
-                                                                 O_PATH | O_DIRECTORY));
+    core::Fd parent(slash == std::string::npos
+                        ? ::dup(m_root_fd.get())
+                        : openat2_beneath(m_root_fd.get(), key.substr(0, slash), O_PATH | O_DIRECTORY));
     if (!parent) {
         if (errno == ENOENT || errno == ENOTDIR) return;
-        throw core::FileError(core::ErrorCode::storage_error, "cannot remove " + describe(key) + ": " + errno_text(errno),
-                              io_error(errno));
+        throw core::FileError(core::ErrorCode::storage_error,
+                              "cannot remove " + describe(key) + ": " + errno_text(errno), io_error(errno));
     }
     const std::string leaf = slash == std::string::npos ? key : key.substr(slash + 1);
     if (::unlinkat(parent.get(), leaf.c_str(), 0) != 0 && errno != ENOENT) {
-        throw core::FileError(core::ErrorCode::storage_error, "cannot remove " + describe(key) + ": " + errno_text(errno),
-                              io_error(errno));
+        throw core::FileError(core::ErrorCode::storage_error,
+                              "cannot remove " + describe(key) + ": " + errno_text(errno), io_error(errno));
     }
 }
 
@@ -175,8 +185,8 @@ void FilesystemStore::list_folder(int dir_fd, const std::string& prefix,
     DIR* dir = ::fdopendir(dir_fd); // owns dir_fd from here
     if (dir == nullptr) {
         ::close(dir_fd);
-        throw core::FileError(core::ErrorCode::storage_error, "cannot list " + describe(prefix) + ": " + errno_text(errno),
-                              true);
+        throw core::FileError(core::ErrorCode::storage_error,
+                              "cannot list " + describe(prefix) + ": " + errno_text(errno), true);
     }
     std::unique_ptr<DIR, int (*)(DIR*)> owner(dir, ::closedir);
     while (const dirent* e = ::readdir(dir)) {
@@ -198,8 +208,8 @@ void FilesystemStore::list(const std::string& prefix, const std::function<void(c
                                   : openat2_beneath(m_root_fd.get(), folder, O_RDONLY | O_DIRECTORY);
     if (fd < 0) {
         if (errno == ENOENT || errno == ENOTDIR) return;
-        throw core::FileError(core::ErrorCode::storage_error, "cannot list " + describe(prefix) + ": " + errno_text(errno),
-                              true);
+        throw core::FileError(core::ErrorCode::storage_error,
+                              "cannot list " + describe(prefix) + ": " + errno_text(errno), true);
     }
     list_folder(fd, folder.empty() ? std::string() : folder + "/", visit);
 }

@@ -27,8 +27,7 @@ public:
 
 private:
     core::Fd open_parent(const std::string& key, std::string& leaf) const;
-    void list_folder(int dir_fd, const std::string& prefix,
-                     const std::function<void(const std::string&)>& visit) const;
+    void list_folder(int dir_fd, const std::string& prefix, const std::function<void(const std::string&)>& visit) const;
 
     std::filesystem::path m_root;
     core::Fd m_root_fd;

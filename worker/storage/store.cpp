@@ -3,6 +3,7 @@
 #include "worker/storage/filesystem_store.hpp"
 
 #include <cerrno>
+
 #include <unistd.h>
 
 namespace worker {

@@ -1,14 +1,13 @@
-#include "worker/pipeline/pipeline.hpp"
-
-#include "extractors/sniff/content_type.hpp"
-#include "extractors/sniff/hash.hpp"
 #include "extractors/image_text.hpp"
 #include "extractors/pdf_text.hpp"
 #include "extractors/plain_text.hpp"
+#include "extractors/sniff/content_type.hpp"
+#include "extractors/sniff/hash.hpp"
 #include "extractors/text_clean.hpp"
 #include "thumbnails/thumbnailer.hpp"
-#include "worker/storage/store.hpp"
 #include "worker/config/version.hpp"
+#include "worker/pipeline/pipeline.hpp"
+#include "worker/storage/store.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -29,7 +28,8 @@ public:
         if (size == 0) return;
         void* p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
         if (p == MAP_FAILED) {
-            throw core::FileError(core::ErrorCode::storage_error, "The stored file cannot be mapped into memory.", true);
+            throw core::FileError(core::ErrorCode::storage_error, "The stored file cannot be mapped into memory.",
+                                  true);
         }
         m_data = p;
         ::madvise(p, size, MADV_SEQUENTIAL);
@@ -48,9 +48,6 @@ private:
     std::uint64_t m_size = 0;
 };
 
-
-
-
 std::string format_confidence(double c) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.1f", c);
@@ -65,8 +62,7 @@ struct Fields {
     }
 };
 
-extractors::TextResult run_text(extractors::Kind kind, const std::string& mime,
-                                std::span<const unsigned char> bytes,
+extractors::TextResult run_text(extractors::Kind kind, const std::string& mime, std::span<const unsigned char> bytes,
                                 const PipelineOptions& options, bool& applicable) {
     const extractors::TextOptions& t = options;
     applicable = true;
@@ -87,8 +83,7 @@ extractors::TextResult run_text(extractors::Kind kind, const std::string& mime,
     return {};
 }
 
-thumbnails::Result run_thumbnails(extractors::Kind kind, const std::string& mime,
-                                  std::span<const unsigned char> bytes,
+thumbnails::Result run_thumbnails(extractors::Kind kind, const std::string& mime, std::span<const unsigned char> bytes,
                                   const PipelineOptions& options, bool& applicable) {
     const thumbnails::Options& o = options;
     applicable = true;
@@ -102,20 +97,16 @@ thumbnails::Result run_thumbnails(extractors::Kind kind, const std::string& mime
 
 } // namespace
 
-
-
-
-
-PipelineResult analyse(int fd, std::uint64_t size, const std::string& content_hash,
-                       const JobSpec& spec, const PipelineOptions& options, const std::string& detected_type) {
+PipelineResult analyse(int fd, std::uint64_t size, const std::string& content_hash, const JobSpec& spec,
+                       const PipelineOptions& options, const std::string& detected_type) {
     PipelineResult result;
     result.content_hash = content_hash;
     Fields f;
     f.set("content_hash", content_hash);
     f.set("size_bytes", std::to_string(size));
     const std::string mime = !detected_type.empty() ? detected_type
-                             : size == 0         ? "application/x-empty"
-                                                 : extractors::detect_content_type(fd);
+                             : size == 0            ? "application/x-empty"
+                                                    : extractors::detect_content_type(fd);
     f.set("content_type", mime);
     const extractors::Kind kind = extractors::kind_of(mime);
     if (kind == extractors::Kind::other) return unparsed_result(size, content_hash, spec, mime);
@@ -146,7 +137,8 @@ PipelineResult analyse(int fd, std::uint64_t size, const std::string& content_ha
         } catch (const std::bad_alloc&) {
             t = {};
             applicable = true;
-            t.error = extractors::StepError{core::ErrorCode::memory_limit, "Text extraction ran out of its memory budget."};
+            t.error =
+                extractors::StepError{core::ErrorCode::memory_limit, "Text extraction ran out of its memory budget."};
         }
         if (!applicable) {
             f.set("extraction_status", "not_applicable");
@@ -185,7 +177,8 @@ PipelineResult analyse(int fd, std::uint64_t size, const std::string& content_ha
         } catch (const std::bad_alloc&) {
             r = {};
             applicable = true;
-            r.error = thumbnails::Result::Error{core::ErrorCode::memory_limit, "Thumbnail rendering ran out of its memory budget."};
+            r.error = thumbnails::Result::Error{core::ErrorCode::memory_limit,
+                                                "Thumbnail rendering ran out of its memory budget."};
         }
         if (!applicable) {
             f.set("thumbnail_status", "not_applicable");
@@ -220,9 +213,7 @@ PipelineResult analyse(int fd, std::uint64_t size, const std::string& content_ha
     return result;
 }
 
-
-PipelineResult run_pipeline(int fd, std::uint64_t size, const JobSpec& spec,
-                            const PipelineOptions& options) {
+PipelineResult run_pipeline(int fd, std::uint64_t size, const JobSpec& spec, const PipelineOptions& options) {
     std::string hash;
     try {
         hash = hash_and_check(fd, size, spec);
@@ -231,6 +222,5 @@ PipelineResult run_pipeline(int fd, std::uint64_t size, const JobSpec& spec,
     }
     return analyse(fd, size, hash, spec, options);
 }
-
 
 } // namespace worker

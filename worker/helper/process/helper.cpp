@@ -1,12 +1,12 @@
 #include "worker/helper/process/helper.hpp"
 
-#include "extractors/sniff/content_type.hpp"
 #include "extractors/ocr_engine.hpp"
 #include "extractors/pdf_text.hpp"
+#include "extractors/sniff/content_type.hpp"
 #include "thumbnails/thumbnailer.hpp"
 #include "worker/helper/channel.hpp"
-#include "worker/pipeline/pipeline.hpp"
 #include "worker/helper/sandbox.hpp"
+#include "worker/pipeline/pipeline.hpp"
 
 #include <CLI/CLI.hpp>
 #include <cerrno>
@@ -41,8 +41,9 @@ void say(const std::string& line) {
 }
 
 std::vector<std::filesystem::path> readable_paths() {
-    std::vector<std::filesystem::path> p = {"/usr", "/etc", "/lib", "/lib64", "/var/cache/fontconfig",
-                                            "/sys/devices/system/cpu", "/dev/urandom", "/proc/self"};
+    std::vector<std::filesystem::path> p = {
+        "/usr",         "/etc",      "/lib", "/lib64", "/var/cache/fontconfig", "/sys/devices/system/cpu",
+        "/dev/urandom", "/proc/self"};
     try {
         p.push_back(extractors::tessdata_dir());
         // Its own executable, for a sanitizer's symbolizer.
@@ -64,7 +65,9 @@ sandbox::Report enter_sandbox(const HelperArgs& a) {
     return report;
 }
 
-std::string errno_word(int e) { return e == 0 ? "ok" : std::string("denied: ") + std::strerror(e); }
+std::string errno_word(int e) {
+    return e == 0 ? "ok" : std::string("denied: ") + std::strerror(e);
+}
 
 int self_test(const HelperArgs& a) {
     nlohmann::json out;

@@ -1,0 +1,22 @@
+#include "jobs/metadata.hpp"
+
+#include <stdexcept>
+
+namespace jobs {
+
+std::optional<Fields> read_metadata(Redis& redis, const QueueNames& names, const std::string& file_id) {
+    Reply r = redis.command({"HGETALL", names.metadata_key(file_id)});
+    if (r.is_error()) throw std::runtime_error("HGETALL: " + r.str);
+    Fields fields = r.as_pairs();
+    if (fields.empty()) return std::nullopt;
+    return fields;
+}
+
+std::string field_value(const Fields& fields, const std::string& key) {
+    for (const auto& [k, v] : fields) {
+        if (k == key) return v;
+    }
+    return {};
+}
+
+} // namespace jobs
