@@ -6,7 +6,9 @@
 
 namespace core {
 
-/// Exponential backoff with full jitter: the n-th wait is uniform in [0, min(cap, base*2^n)].
+/// Exponential backoff with jitter: the n-th wait (n from 0) is uniform in [limit/4, limit],
+/// limit = min(cap, base*2^n), so that it never collapses to nothing. Not thread-safe.
+/// `next()` returns the next wait; `reset()` starts again from `base`.
 class Backoff {
 public:
     Backoff(std::chrono::milliseconds base, std::chrono::milliseconds cap) : m_base(base), m_cap(cap) {}

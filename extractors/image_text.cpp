@@ -7,6 +7,7 @@
 #include <cmath>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <utility>
 #include <vips/vips8>
 
@@ -21,20 +22,32 @@ namespace {
 constexpr double k_max_ocr_pixels = 40e6;
 constexpr int k_max_ocr_side = 30000;
 
-enum class Decoder { none, jpeg, png, gif, webp, tiff, heif, bmp };
+// How one image type is decoded: the libvips loader (nullptr: Leptonica, for BMP, which
+// libvips reads only through ImageMagick, and that stays blocked), whether the loader takes
+// a page number, and whether every page is read (TIFF) or the first only (HEIF).
+struct Decoder {
+    const char* loader = nullptr;
+    bool paged = false;
+    bool every_page = false;
+};
 
-Decoder decoder_for(const std::string& mime) {
+// The decoder of `mime`, or nullopt for a type we do not OCR.
+std::optional<Decoder> decoder_for(const std::string& mime) {
     static const std::pair<const char*, Decoder> k_types[] = {
-        {"image/jpeg", Decoder::jpeg}, {"image/png", Decoder::png},   {"image/gif", Decoder::gif},
-        {"image/webp", Decoder::webp}, {"image/tiff", Decoder::tiff}, {"image/heic", Decoder::heif},
-        {"image/heif", Decoder::heif}, {"image/bmp", Decoder::bmp},   {"image/x-ms-bmp", Decoder::bmp},
+        {"image/jpeg", {"jpegload_buffer"}},
+        {"image/png", {"pngload_buffer"}},
+        {"image/gif", {"gifload_buffer"}},
+        {"image/webp", {"webpload_buffer"}},
+        {"image/tiff", {"tiffload_buffer", true, true}},
+        {"image/heic", {"heifload_buffer", true}},
+        {"image/heif", {"heifload_buffer", true}},
+        {"image/bmp", {}},
+        {"image/x-ms-bmp", {}},
     };
     for (const auto& [name, decoder] : k_types) {
-        if (mime == name) {
-            return decoder;
-        }
+        if (mime == name) return decoder;
     }
-    return Decoder::none;
+    return std::nullopt;
 }
 
 bool vips_ready() {
@@ -43,9 +56,9 @@ bool vips_ready() {
     return ok;
 }
 
-bool heif_available() {
-    static const bool ok = vips_ready() && vips_type_find("VipsOperation", "heifload_buffer") != 0;
-    return ok;
+// True when this libvips has the loader (HEIF support is optional in libvips builds).
+bool has_loader(const Decoder& decoder) {
+    return decoder.loader != nullptr && vips_ready() && vips_type_find("VipsOperation", decoder.loader) != 0;
 }
 
 void quiet_leptonica() {
@@ -68,31 +81,13 @@ struct BlobDeleter {
 };
 using Blob = std::unique_ptr<VipsBlob, BlobDeleter>;
 
-vips::VImage load(Decoder decoder, VipsBlob* blob, int page) {
+vips::VImage load(const Decoder& decoder, VipsBlob* blob, int page) {
     // Sequential: the pixels are read once, top to bottom, into a grey raster.
-    auto options = [&] {
-        auto* o = vips::VImage::option()->set("access", VIPS_ACCESS_SEQUENTIAL);
-        if (decoder == Decoder::tiff || decoder == Decoder::heif) {
-            o->set("page", page);
-        }
-        return o;
-    };
-    switch (decoder) {
-    case Decoder::jpeg:
-        return vips::VImage::jpegload_buffer(blob, options());
-    case Decoder::png:
-        return vips::VImage::pngload_buffer(blob, options());
-    case Decoder::gif:
-        return vips::VImage::gifload_buffer(blob, options());
-    case Decoder::webp:
-        return vips::VImage::webpload_buffer(blob, options());
-    case Decoder::tiff:
-        return vips::VImage::tiffload_buffer(blob, options());
-    case Decoder::heif:
-        return vips::VImage::heifload_buffer(blob, options());
-    default:
-        throw vips::VError("no libvips loader for this type");
-    }
+    vips::VImage out;
+    vips::VOption* options = vips::VImage::option()->set("access", VIPS_ACCESS_SEQUENTIAL);
+    if (decoder.paged) options->set("page", page);
+    vips::VImage::call(decoder.loader, options->set("buffer", blob)->set("out", &out));
+    return out;
 }
 
 // The resolution to give Tesseract, 0 to let it estimate one from the text size (as the
@@ -243,66 +238,72 @@ TextResult extract_bmp_text(std::span<const unsigned char> bytes, const TextOpti
     return finish(std::move(c), std::move(result));
 }
 
+// OCR of one decoded page into `c`; the failure that stops the reading, if any.
+std::optional<StepError> read_page(const vips::VImage& image, int page, const TextOptions& options, Collected& c) {
+    const std::uint64_t w = std::uint64_t(std::max(image.width(), 0));
+    const std::uint64_t h = std::uint64_t(std::max(image.height(), 0));
+    if (w * h > options.max_pixels) {
+        return StepError{core::ErrorCode::too_many_pixels, too_many_pixels_message(w, h, options.max_pixels)};
+    }
+    int dpi = 0;
+    const vips::VImage grey = decode_grey(image, dpi);
+    const GreyImage view{static_cast<const unsigned char*>(grey.data()), grey.width(), grey.height(),
+                         static_cast<int>(VIPS_IMAGE_SIZEOF_LINE(grey.get_image())), dpi};
+    OcrPage text = ocr_page(view, options.ocr_langs, options.deadline);
+    const bool timed_out = text.timed_out && std::chrono::steady_clock::now() >= options.deadline;
+    add_page(c, std::move(text));
+    if (timed_out) {
+        return StepError{core::ErrorCode::timeout,
+                         "The job's time ran out while OCR read image page " + std::to_string(page + 1) + "."};
+    }
+    return std::nullopt;
+}
+
+// OCR of the pages of an image (every page of a TIFF, up to max_ocr_pages) into `c`; throws
+// vips::VError when a page cannot be decoded.
+void read_pages(const Decoder& decoder, VipsBlob* blob, const TextOptions& options, TextResult& result, Collected& c) {
+    int page_count = 1;
+    for (int page = 0; page < page_count && !result.error; ++page) {
+        const vips::VImage image = load(decoder, blob, page); // header only so far
+        if (page == 0 && decoder.every_page && image.get_typeof(VIPS_META_N_PAGES) != 0) {
+            page_count = std::max(1, image.get_int(VIPS_META_N_PAGES));
+            result.page_count = page_count;
+        }
+        if (page >= options.max_ocr_pages) {
+            break;
+        }
+        if (std::chrono::steady_clock::now() >= options.deadline) {
+            result.error = StepError{core::ErrorCode::timeout,
+                                     "The job's time ran out after " + std::to_string(page) + " image pages."};
+            break;
+        }
+        result.error = read_page(image, page, options, c);
+    }
+}
+
 } // namespace
 
 bool is_ocr_image(const std::string& mime) {
-    const Decoder d = decoder_for(mime);
-    if (d == Decoder::heif) {
-        return heif_available();
-    }
-    return d != Decoder::none;
+    const std::optional<Decoder> decoder = decoder_for(mime);
+    return decoder && (decoder->loader == nullptr || has_loader(*decoder));
 }
 
 TextResult extract_image_text(std::span<const unsigned char> bytes, const std::string& mime,
                               const TextOptions& options) {
     TextResult result;
-    const Decoder decoder = decoder_for(mime);
-    if (decoder == Decoder::bmp) {
+    const std::optional<Decoder> decoder = decoder_for(mime);
+    if (decoder && decoder->loader == nullptr) {
         return extract_bmp_text(bytes, options);
     }
-    if (decoder == Decoder::none || !vips_ready() || (decoder == Decoder::heif && !heif_available())) {
+    if (!decoder || !has_loader(*decoder)) {
         result.error = StepError{core::ErrorCode::corrupt_file, "Images of type " + mime + " cannot be read for OCR."};
         return result;
     }
     // The blob borrows the caller's bytes; libvips never frees them.
     const Blob blob(vips_blob_new(nullptr, bytes.data(), bytes.size()));
     Collected c;
-    int page_count = 1;
     try {
-        for (int page = 0; page < page_count; ++page) {
-            vips::VImage image = load(decoder, blob.get(), page); // header only so far
-            if (page == 0 && decoder == Decoder::tiff && image.get_typeof(VIPS_META_N_PAGES) != 0) {
-                page_count = std::max(1, image.get_int(VIPS_META_N_PAGES));
-                result.page_count = page_count;
-            }
-            if (page >= options.max_ocr_pages) {
-                break;
-            }
-            if (std::chrono::steady_clock::now() >= options.deadline) {
-                result.error = StepError{core::ErrorCode::timeout,
-                                         "The job's time ran out after " + std::to_string(page) + " image pages."};
-                break;
-            }
-            const std::uint64_t w = std::uint64_t(std::max(image.width(), 0));
-            const std::uint64_t h = std::uint64_t(std::max(image.height(), 0));
-            if (w * h > options.max_pixels) {
-                result.error =
-                    StepError{core::ErrorCode::too_many_pixels, too_many_pixels_message(w, h, options.max_pixels)};
-                break;
-            }
-            int dpi = 0;
-            const vips::VImage grey = decode_grey(image, dpi);
-            const GreyImage view{static_cast<const unsigned char*>(grey.data()), grey.width(), grey.height(),
-                                 static_cast<int>(VIPS_IMAGE_SIZEOF_LINE(grey.get_image())), dpi};
-            OcrPage text = ocr_page(view, options.ocr_langs, options.deadline);
-            const bool timed_out = text.timed_out && std::chrono::steady_clock::now() >= options.deadline;
-            add_page(c, std::move(text));
-            if (timed_out) {
-                result.error = StepError{core::ErrorCode::timeout, "The job's time ran out while OCR read image page " +
-                                                                       std::to_string(page + 1) + "."};
-                break;
-            }
-        }
+        read_pages(*decoder, blob.get(), options, result, c);
     } catch (const vips::VError& e) {
         const std::string reason = vips_reason(e);
         if (is_out_of_memory_message(reason)) {

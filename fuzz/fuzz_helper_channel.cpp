@@ -1,6 +1,6 @@
 // What a compromised helper could send the worker: frames, result JSON and outputs.
 #include "worker/helper/channel.hpp"
-#include "worker/helper/pool.hpp"
+#include "worker/helper/helper_result.hpp"
 
 #include <cstdint>
 #include <string>

@@ -1,4 +1,5 @@
-// Thumbnails of images (libvips loaders we unblock) and of PDFs (Poppler rendering).
+// Thumbnails of images (libvips loaders we unblock) and of PDFs (Poppler rendering), through
+// the renderer table as the helper picks them.
 #include "extractors/sniff/content_type.hpp"
 #include "thumbnails/thumbnailer.hpp"
 
@@ -12,10 +13,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     thumbnails::Options o;
     o.max_pixels = 1 << 24;
     o.deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-    if (mime == "application/pdf") {
-        (void)thumbnails::render_pdf({data, size}, o);
-    } else if (thumbnails::is_supported_image(mime)) {
-        (void)thumbnails::render_image({data, size}, o);
+    if (const thumbnails::Renderer* renderer = thumbnails::find_renderer(mime)) {
+        (void)renderer->render({data, size}, o);
     }
     return 0;
 }

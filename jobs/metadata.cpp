@@ -1,12 +1,9 @@
 #include "jobs/metadata.hpp"
 
-#include <stdexcept>
-
 namespace jobs {
 
 std::optional<Fields> read_metadata(Redis& redis, const QueueNames& names, const std::string& file_id) {
-    Reply r = redis.command({"HGETALL", names.metadata_key(file_id)});
-    if (r.is_error()) throw std::runtime_error("HGETALL: " + r.str);
+    Reply r = checked(redis.command({"HGETALL", names.metadata_key(file_id)}), "HGETALL");
     Fields fields = r.as_pairs();
     if (fields.empty()) return std::nullopt;
     return fields;

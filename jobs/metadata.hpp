@@ -14,7 +14,8 @@ namespace jobs {
 using Fields = std::vector<std::pair<std::string, std::string>>;
 
 /// The metadata of `file_id` (HGETALL of `<prefix>file:<file_id>`); nullopt when the hash
-/// does not exist. Throws RedisIoError when Redis cannot be reached.
+/// does not exist. Throws RedisIoError when Redis cannot be reached and RedisReplyError
+/// when Redis refuses the read (the key holds another type).
 std::optional<Fields> read_metadata(Redis& redis, const QueueNames& names, const std::string& file_id);
 
 /// The value of `key` in `fields`, or "" when absent.

@@ -1,7 +1,10 @@
 #pragma once
 
 #include "jobs/event.hpp"
+#include "jobs/fence.hpp"
+#include "jobs/queue_names.hpp"
 #include "jobs/redis.hpp"
+#include "jobs/timestamp.hpp"
 
 #include <chrono>
 #include <string>
@@ -10,20 +13,6 @@
 
 namespace jobs {
 
-/// Names of everything ingestd touches in Redis.
-struct QueueNames {
-    std::string stream = "ingest:uploads";
-    std::string group = "ingestd";
-    std::string consumer;
-    std::string prefix = "ingest:";
-
-    std::string dead_stream() const { return stream + ":dead"; }
-    std::string results_stream() const { return prefix + "results"; }
-    std::string status_channel() const { return prefix + "status"; }
-    std::string metadata_key(const std::string& file_id) const { return prefix + "file:" + file_id; }
-    std::string hash_index_key(const std::string& sha256) const { return prefix + "hash:" + sha256; }
-};
-
 /// One stream entry handed to this consumer.
 struct Delivery {
     std::string entry_id;
@@ -31,20 +20,13 @@ struct Delivery {
     long long deliveries = 1; // from XPENDING; XREADGROUP of a new entry is always 1
 };
 
-/// The outcome of a fenced write.
-enum class Fence {
-    ok,            // written (and acknowledged, for a final commit)
-    lost,          // this consumer no longer owns the entry: nothing written, not acknowledged
-    superseded,    // a newer event for the file_id exists: only acknowledged
-    already_final, // this very event is already final: only acknowledged
-};
-
-const char* to_string(Fence f);
-
 /// The stream side of the contract: group, reads, reclaims, leases, dead letters and the
 /// fenced metadata writes. Stateless apart from names: every call takes the caller's
 /// connection (one per thread). Throws RedisIoError on connection failures; Redis error
-/// replies other than the handled ones become std::runtime_error.
+/// replies other than the handled ones become RedisReplyError.
+///
+/// Its members are defined by subject: queue.cpp (group, reads, reclaims, leases, counts),
+/// fenced_writes.cpp (processing write, final commit, dead letter), stream_trim.cpp.
 class Queue {
 public:
     explicit Queue(QueueNames names);
@@ -67,7 +49,7 @@ public:
                                   std::string* cursor = nullptr) const;
 
     /// Renews the lease of each entry this consumer still owns (XCLAIM ... JUSTID to itself);
-    /// returns the ids it no longer owns.
+    /// returns the ids it no longer owns (all of them when the group is gone).
     std::vector<std::string> renew(Redis& redis, const std::vector<std::string>& entry_ids) const;
 
     /// Writes `status=processing` and `fields` if this consumer owns the entry and no newer
@@ -94,14 +76,15 @@ public:
     /// there was nothing to do). Throws RedisIoError.
     long long trim(Redis& redis, long long min_length, std::chrono::milliseconds keep) const;
 
-    /// Total XPENDING count of the group and its lag (XINFO GROUPS), for metrics.
+    /// Total XPENDING count of the group and its lag (XINFO GROUPS), for metrics; zeros when
+    /// the stream or the group does not exist.
     std::pair<long long, long long> pending_and_lag(Redis& redis) const;
+
+    /// Entries of the dead-letter stream (XLEN; 0 when it does not exist).
+    long long dead_letter_count(Redis& redis) const;
 
 private:
     QueueNames m_names;
 };
-
-/// RFC 3339 UTC with milliseconds, "2026-12-02T17:30:22.123Z".
-std::string utc_now_rfc3339();
 
 } // namespace jobs

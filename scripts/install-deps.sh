@@ -13,10 +13,11 @@ packages=(
   libvips-dev libvips-tools libwebp-dev
   libspdlog-dev libfmt-dev libssl-dev libmagic-dev libgoogle-perftools-dev
   nlohmann-json3-dev libcli11-dev libseccomp-dev
-  # tests, fuzzing, benchmarks
+  # tests, fuzzing, benchmarks (the tests make their images with the vips CLI of libvips-tools
+  # and render text for OCR with `vips text`, which needs a font)
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   clang libclang-rt-14-dev clang-format
-  redis-server redis-tools python3 qpdf procps time
+  redis-server redis-tools python3 qpdf procps time fonts-dejavu-core
   # dashboard test in a real browser; deploy-file checks
   chromium chromium-driver python3-selenium python3-yaml
   # promtool (from Debian's prometheus package) lints /metrics in tests/worker/http_test.cpp

@@ -3,7 +3,7 @@
 #include <exception>
 #include <iostream>
 
-// ingestd-helper: the sandboxed parser process (worker/helper.cpp). Started by the worker
+// ingestd-helper: the sandboxed parser process (worker/helper/process/helper.cpp). Started by the worker
 // with OMP_THREAD_LIMIT=1 in its environment (Tesseract's OpenMP reads it before main).
 int main(int argc, char** argv) {
     try {

@@ -4,7 +4,7 @@
 #include <iostream>
 
 // Parsers (and so Tesseract and its OpenMP runtime) run in helper processes that are
-// started with OMP_THREAD_LIMIT=1 in their environment (worker/helper_pool.cpp); this
+// started with OMP_THREAD_LIMIT=1 in their environment (worker/helper/); this
 // process never loads an OCR engine, so it needs no re-exec to set it.
 int main(int argc, char** argv) {
     try {

@@ -94,13 +94,25 @@ std::string detect_content_type_buffer(const void* data, std::size_t size) {
     return or_default(magic_buffer(thread_cookie(), data, size));
 }
 
-Kind kind_of(const std::string& mime) {
+std::string_view to_string(Kind kind) {
+    // In the order of the enum.
+    static constexpr std::string_view k_names[] = {"pdf", "image", "text", "other"};
+    return k_names[static_cast<std::size_t>(kind)];
+}
+
+Kind kind_of(std::string_view mime) {
+    // Types libmagic gives text files outside text/*: JSON, newline-delimited JSON, CSV,
+    // scripts, and XML.
+    static constexpr std::string_view k_text_types[] = {
+        "application/json", "application/x-ndjson", "application/csv", "application/javascript", "application/xml",
+    };
     if (mime == "application/pdf") return Kind::pdf;
-    if (mime.rfind("image/", 0) == 0) return Kind::image;
-    if (mime.rfind("text/", 0) == 0 || mime == "application/json" || mime == "application/xml" ||
-        mime == "application/x-ndjson" || mime == "application/javascript" || mime == "application/csv") {
+    // XML is read as its raw text whatever it describes: SVG is text, not an image.
+    if (mime.starts_with("text/") || mime.ends_with("+xml")) return Kind::text;
+    if (std::find(std::begin(k_text_types), std::end(k_text_types), mime) != std::end(k_text_types)) {
         return Kind::text;
     }
+    if (mime.starts_with("image/")) return Kind::image;
     return Kind::other;
 }
 

@@ -2,6 +2,10 @@
 #include "tests/support/corpus.hpp"
 #include "tests/support/redis_server.hpp"
 
+#include <algorithm>
+#include <cctype>
+#include <ostream>
+
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -28,6 +32,18 @@ struct Case {
     extractors::Kind kind;
 };
 
+void PrintTo(const Case& c, std::ostream* out) {
+    *out << c.file;
+}
+
+// The test's name: the file's name without its folders ("flower_jpg").
+std::string case_name(const ::testing::TestParamInfo<Case>& info) {
+    std::string name = std::filesystem::path(info.param.file).filename().string();
+    std::replace_if(
+        name.begin(), name.end(), [](char c) { return !std::isalnum(static_cast<unsigned char>(c)); }, '_');
+    return name;
+}
+
 class ContentTypeCorpus : public ::testing::TestWithParam<Case> {};
 
 TEST_P(ContentTypeCorpus, DetectsFromBytesLikeFile) {
@@ -44,7 +60,8 @@ INSTANTIATE_TEST_SUITE_P(RealFiles, ContentTypeCorpus,
                                            Case{"img/png/transparent.png", "image/png", extractors::Kind::image},
                                            Case{"img/gif/hopper.gif", "image/gif", extractors::Kind::image},
                                            Case{"img/webp/flower.webp", "image/webp", extractors::Kind::image},
-                                           Case{"img/tiff/sample.tif", "image/tiff", extractors::Kind::image}));
+                                           Case{"img/tiff/sample.tif", "image/tiff", extractors::Kind::image}),
+                         case_name);
 
 TEST(ContentType, DeclaredNameNeverMatters) {
     INGEST_CORPUS_FILE(pdf, "pdf/text/doc_1_3_pages.pdf");
@@ -65,6 +82,48 @@ TEST(ContentType, TextAndBinary) {
     EXPECT_EQ(extractors::kind_of(detect(dir.path() / "b")), extractors::Kind::text);
     EXPECT_EQ(extractors::kind_of(detect(dir.path() / "c")), extractors::Kind::other);
     EXPECT_EQ(extractors::detect_content_type_buffer("%PDF-1.4\n", 9), "application/pdf");
+}
+
+// The spec's "Types": XML (whatever it describes, SVG included) and JSON are text, read as
+// their raw text; kind_of is what the job runner and the extractor registry both follow.
+TEST(ContentType, XmlSvgAndJsonAreText) {
+    testsupport::TempDir dir;
+    const std::pair<const char*, std::string> files[] = {
+        {"text/xml", "<?xml version=\"1.0\"?>\n<order id=\"7\"><item>tea</item></order>\n"},
+        {"image/svg+xml", "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"10\" height=\"10\"></svg>\n"},
+        {"application/json", "{\"a\": [1, 2, 3]}\n"},
+    };
+    for (const auto& [mime, bytes] : files) {
+        testsupport::write_file(dir.path() / "f", bytes);
+        const std::string detected = detect(dir.path() / "f");
+        EXPECT_EQ(detected, mime);
+        EXPECT_EQ(extractors::kind_of(detected), extractors::Kind::text) << detected;
+    }
+    for (const char* mime : {"application/xml", "application/rss+xml", "application/atom+xml", "text/csv",
+                             "application/csv", "application/x-ndjson", "application/javascript", "text/html"}) {
+        EXPECT_EQ(extractors::kind_of(mime), extractors::Kind::text) << mime;
+    }
+}
+
+TEST(ContentType, KindsAndTheirNames) {
+    const std::pair<const char*, extractors::Kind> kinds[] = {
+        {"application/pdf", extractors::Kind::pdf},
+        {"image/png", extractors::Kind::image},
+        {"image/bmp", extractors::Kind::image},
+        {"image/x-icon", extractors::Kind::image},
+        {"text/plain", extractors::Kind::text},
+        {"audio/mpeg", extractors::Kind::other},
+        {"application/zip", extractors::Kind::other},
+        {"application/x-empty", extractors::Kind::other},
+        {"application/octet-stream", extractors::Kind::other},
+    };
+    for (const auto& [mime, kind] : kinds) {
+        EXPECT_EQ(extractors::kind_of(mime), kind) << mime;
+    }
+    EXPECT_EQ(extractors::to_string(extractors::Kind::pdf), "pdf");
+    EXPECT_EQ(extractors::to_string(extractors::Kind::image), "image");
+    EXPECT_EQ(extractors::to_string(extractors::Kind::text), "text");
+    EXPECT_EQ(extractors::to_string(extractors::Kind::other), "other");
 }
 
 TEST(ContentType, DetectionLeavesOffsetUsableAndIsRepeatable) {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -175,6 +176,18 @@ inline std::string save_buffer(const vips::VImage& image, const char* suffix, vi
     std::string out(static_cast<const char*>(buf), size);
     g_free(buf);
     return out;
+}
+
+/// A name generator for INSTANTIATE_TEST_SUITE_P over file names: `prefix` and the file's
+/// stem with every character that is not a letter or digit made `_` ("pdf_doc_1_3_pages").
+inline auto param_name(const char* prefix) {
+    return [prefix](const auto& info) {
+        std::string n = std::string(prefix) + info.param;
+        n = n.substr(0, n.find('.'));
+        std::replace_if(
+            n.begin(), n.end(), [](char c) { return !std::isalnum(static_cast<unsigned char>(c)); }, '_');
+        return n;
+    };
 }
 
 // Paragraphs with ordinary English words, each page different.

@@ -1,10 +1,12 @@
 // Hostile inputs through live `ingestd worker` processes (real redis-server, real parsers):
 // broken and crafted files end with a code, the worker survives them all with bounded
 // memory, helpers that die or hang end their job as `crashed` / `timeout`, and the helper
-// sandbox holds.
-#include "tests/support/corpus.hpp"
-#include "tests/support/redis_server.hpp"
-#include "tests/support/worker_process.hpp"
+// sandbox holds. Every file here is made by the test (the corpus's broken files are added
+// when ../shared is there).
+#include "tests/support/generated_file.hpp"
+#include "tests/support/pdf_builder.hpp"
+#include "tests/support/process_info.hpp"
+#include "tests/support/worker_fixture.hpp"
 
 #include <csignal>
 #include <fstream>
@@ -13,6 +15,7 @@
 #include <random>
 #include <set>
 #include <thread>
+#include <tuple>
 
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
@@ -25,9 +28,9 @@ namespace {
 
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
-using testsupport::RedisServer;
+using testsupport::child_pids;
+using testsupport::eventually;
 using testsupport::TempDir;
-using testsupport::WorkerProcess;
 
 // The worker's resident-memory peak must stay under this with two jobs in flight: the
 // parsers' memory is in the helpers, not in the worker.
@@ -87,81 +90,28 @@ std::string random_bytes(std::size_t n) {
     return s;
 }
 
-// Children of `pid` (the worker's helper processes).
-std::vector<pid_t> children_of(pid_t pid) {
-    std::vector<pid_t> kids;
-    std::ifstream in("/proc/" + std::to_string(pid) + "/task/" + std::to_string(pid) + "/children");
-    pid_t k;
-    while (in >> k) kids.push_back(k);
-    // Helpers are started from job threads: their parent is still the worker process.
-    for (const auto& task : fs::directory_iterator("/proc/" + std::to_string(pid) + "/task")) {
-        if (task.path().filename() == std::to_string(pid)) continue;
-        std::ifstream t(task.path() / "children");
-        while (t >> k) kids.push_back(k);
-    }
-    return kids;
+// A PDF that Poppler refuses: a header, then no objects, no cross-reference table.
+std::string invalid_pdf() {
+    return "%PDF-1.4\n" + random_bytes(4000) + "\n%%EOF\n";
 }
 
-long status_kib(pid_t pid, const std::string& key) {
-    std::ifstream in("/proc/" + std::to_string(pid) + "/status");
-    std::string line;
-    while (std::getline(in, line)) {
-        if (line.rfind(key, 0) == 0) return std::stol(line.substr(key.size()));
-    }
-    return -1;
+// A photo-like JPEG made with libvips.
+std::string jpeg_file(const fs::path& dir) {
+    testsupport::write_image(dir / "photo.jpg", 640, 480);
+    return testsupport::read_file(dir / "photo.jpg");
 }
 
 struct Hostile : ::testing::Test {
-    RedisServer redis;
-    TempDir dir;
-    fs::path store = dir.path() / "store";
-    std::map<std::string, std::string> env;
+    testsupport::WorkerFixture fx;
 
-    void SetUp() override {
-        fs::create_directories(store);
-        env = {{"INGEST_REDIS_URL", redis.url()},
-               {"INGEST_STORAGE_ROOT", store.string()},
-               {"INGEST_CONCURRENCY", "2"},
-               {"INGEST_JOB_TIMEOUT_S", "30"}};
-    }
-    std::unique_ptr<WorkerProcess> start(const std::string& name, std::map<std::string, std::string> extra = {}) {
-        auto e = env;
-        e["INGEST_CONSUMER"] = name;
-        for (auto& [k, v] : extra) e[k] = v;
-        return std::make_unique<WorkerProcess>(e, dir.path() / ("worker-" + name + ".log"));
-    }
-    void add(const std::string& id, const std::string& key) {
-        redis.cli("XADD ingest:uploads '*' file_id " + id + " storage_key " + key);
-    }
+    void SetUp() override { fx.env()["INGEST_JOB_TIMEOUT_S"] = "30"; }
+
     std::string put(const std::string& id, const std::string& bytes) {
-        testsupport::write_file(store / (id + ".blob"), bytes);
-        add(id, id + ".blob");
+        fx.put(id + ".blob", bytes);
+        fx.submit(id, id + ".blob");
         return id;
     }
-    std::string field(const std::string& id, const std::string& f) {
-        return redis.cli("HGET ingest:file:" + id + " " + f);
-    }
-    std::string wait_final(const std::string& id, std::chrono::seconds limit = 120s) {
-        auto end = std::chrono::steady_clock::now() + limit;
-        std::string st;
-        while (std::chrono::steady_clock::now() < end) {
-            st = field(id, "status");
-            if (st == "done" || st == "failed") return st;
-            std::this_thread::sleep_for(50ms);
-        }
-        return "not final: " + st;
-    }
-    bool wait_status(const std::string& id, const std::string& want, std::chrono::seconds limit) {
-        auto end = std::chrono::steady_clock::now() + limit;
-        while (std::chrono::steady_clock::now() < end) {
-            if (field(id, "status") == want) return true;
-            std::this_thread::sleep_for(50ms);
-        }
-        return false;
-    }
-    std::string log_of(const std::string& name) {
-        return testsupport::read_file(dir.path() / ("worker-" + name + ".log"));
-    }
+    std::string field(const std::string& id, const std::string& f) { return fx.field(id, f); }
     // Every failure carries a known code and a sentence.
     void expect_coded(const std::string& id, const std::string& label) {
         SCOPED_TRACE(label);
@@ -176,77 +126,73 @@ struct Hostile : ::testing::Test {
             EXPECT_FALSE(field(id, step + "_error").empty());
         }
     }
-    // A slow job: a scanned page OCR'd six times (qpdf joins copies), or empty if unavailable.
-    fs::path slow_pdf() {
-        auto src = testsupport::corpus_file("pdf/scanned/linn.pdf");
-        if (src.empty()) return {};
-        fs::path out = dir.path() / "slow6.pdf";
-        std::string s = src.string();
-        int status = 0;
-        testsupport::run_command("qpdf --empty --pages " + s + " " + s + " " + s + " " + s + " " + s + " " + s +
-                                     " -- " + out.string() + " 2>&1",
-                                 &status);
-        if (status != 0 || !fs::exists(out)) return {};
-        return out;
+    // The corpus's broken and encrypted files, when ../shared is there (required under CI).
+    void put_corpus_folders(std::map<std::string, std::string>& files) {
+        int n = 0;
+        for (const char* folder : {"pdf/bad", "pdf/encrypted", "img/bad"}) {
+            const auto shared = testsupport::shared_dir();
+            const fs::path d = shared.empty() ? fs::path() : shared / "corpus" / folder;
+            if (d.empty() || !fs::is_directory(d)) {
+                if (testsupport::in_ci()) ADD_FAILURE() << "corpus folder missing under CI=true: " << folder;
+                std::cout << "[ note ] corpus folder " << folder << " absent: only the files made here are used\n";
+                continue;
+            }
+            for (const auto& f : fs::directory_iterator(d)) {
+                std::string id = "c" + std::to_string(n++);
+                files[put(id, testsupport::read_file(f.path()))] = f.path().filename().string();
+            }
+        }
+    }
+    // The sum of the CPU time of the worker's helpers, in clock ticks.
+    long long helpers_cpu(pid_t worker) {
+        long long sum = 0;
+        for (pid_t k : child_pids(worker)) sum += testsupport::cpu_ticks(k);
+        return sum;
     }
 };
 
 TEST_F(Hostile, EveryHostileFileEndsWithACodeAndTheWorkerSurvives) {
     std::map<std::string, std::string> files; // id -> label
-    int n = 0;
-    for (const char* folder : {"pdf/bad", "pdf/encrypted", "img/bad"}) {
-        const auto shared = testsupport::shared_dir();
-        const fs::path d = shared.empty() ? fs::path() : shared / "corpus" / folder;
-        if (d.empty() || !fs::is_directory(d)) {
-            if (testsupport::in_ci()) FAIL() << "corpus folder missing: " << folder;
-            continue;
-        }
-        for (const auto& f : fs::directory_iterator(d)) {
-            std::string id = "c" + std::to_string(n++);
-            files[put(id, testsupport::read_file(f.path()))] = f.path().filename().string();
-        }
-    }
+    put_corpus_folders(files);
     files[put("bomb_png", png_declaring(100000, 100000))] = "PNG declaring 100000x100000";
     files[put("nested_pdf", nested_pdf())] = "deeply nested PDF";
     files[put("huge_pdf", huge_pdf())] = "PDF with 1e9 pages and a huge MediaBox";
+    files[put("invalid_pdf", invalid_pdf())] = "a PDF header and random bytes";
     files[put("empty", "")] = "zero bytes";
     files[put("random_pdf", random_bytes(1 << 20))] = "random bytes named .pdf";
-    auto jpeg = testsupport::corpus_file("img/jpeg/flower.jpg");
-    auto pdf = testsupport::corpus_file("pdf/text/doc_1_3_pages.pdf");
-    if (!jpeg.empty() && !pdf.empty()) {
-        std::string j = testsupport::read_file(jpeg), p = testsupport::read_file(pdf);
-        files[put("truncated_jpeg", j.substr(0, j.size() / 3))] = "truncated JPEG";
-        files[put("polyglot", j + p)] = "JPEG followed by a PDF";
-        testsupport::write_file(store / "pdf-named.jpg", p);
-        redis.cli("XADD ingest:uploads '*' file_id pdf_as_jpeg storage_key pdf-named.jpg content_type image/jpeg");
-        files["pdf_as_jpeg"] = "a PDF named and declared as JPEG";
-    }
-    ASSERT_EQ(::mkfifo((store / "fifo.blob").c_str(), 0600), 0);
-    add("fifo", "fifo.blob");
+    const std::string j = jpeg_file(fx.dir());
+    const std::string p = testsupport::text_pdf({"page one of three", "page two of three", "page three of three"});
+    files[put("truncated_jpeg", j.substr(0, j.size() / 3))] = "truncated JPEG";
+    files[put("polyglot", j + p)] = "JPEG followed by a PDF";
+    fx.put("pdf-named.jpg", p);
+    fx.submit("pdf_as_jpeg", "pdf-named.jpg", {{"content_type", "image/jpeg"}});
+    files["pdf_as_jpeg"] = "a PDF named and declared as JPEG";
+    ASSERT_EQ(::mkfifo((fx.store() / "fifo.blob").c_str(), 0600), 0);
+    fx.submit("fifo", "fifo.blob");
     files["fifo"] = "FIFO in the store";
-    testsupport::write_file(dir.path() / "outside.txt", "secret");
-    fs::create_symlink(dir.path() / "outside.txt", store / "link.blob");
-    add("symlink", "link.blob");
+    testsupport::write_file(fx.dir() / "outside.txt", "secret");
+    fs::create_symlink(fx.dir() / "outside.txt", fx.store() / "link.blob");
+    fx.submit("symlink", "link.blob");
     files["symlink"] = "symlink in the store";
-    { std::ofstream sparse(store / "sparse.blob"); }
-    fs::resize_file(store / "sparse.blob", 2ULL << 30);
-    add("sparse", "sparse.blob");
+    { std::ofstream sparse(fx.store() / "sparse.blob"); }
+    fs::resize_file(fx.store() / "sparse.blob", 2ULL << 30);
+    fx.submit("sparse", "sparse.blob");
     files["sparse"] = "2 GiB sparse file over INGEST_MAX_FILE_BYTES";
 
     // One worker for everything; the file limit is lowered under the sparse file.
-    auto w = start("hw", {{"INGEST_MAX_FILE_BYTES", std::to_string(1ULL << 30)}});
+    auto& w = fx.start("hw", {{"INGEST_MAX_FILE_BYTES", std::to_string(1ULL << 30)}});
     for (const auto& [id, label] : files) {
-        EXPECT_TRUE(wait_final(id, 180s) == "done" || field(id, "status") == "failed") << label << " is not final\n"
-                                                                                       << log_of("hw");
+        const std::string status = fx.wait_final(id, 180s);
+        EXPECT_TRUE(status == "done" || status == "failed") << label << ": " << status;
         expect_coded(id, label);
     }
-    ASSERT_TRUE(w->alive()) << log_of("hw");
-    EXPECT_FALSE(children_of(w->pid()).empty()) << "no helper processes";
-    const long hwm = status_kib(w->pid(), "VmHWM:");
+    ASSERT_TRUE(w.alive());
+    EXPECT_FALSE(child_pids(w.pid()).empty()) << "no helper processes";
+    const long hwm = testsupport::status_kib(w.pid(), "VmHWM:");
     EXPECT_GT(hwm, 0);
     EXPECT_LT(hwm, k_worker_peak_kib) << "worker peak RSS " << hwm << " KiB";
     long helpers_pss = 0;
-    for (pid_t k : children_of(w->pid())) {
+    for (pid_t k : child_pids(w.pid())) {
         std::ifstream in("/proc/" + std::to_string(k) + "/smaps_rollup");
         for (std::string line; std::getline(in, line);) {
             if (line.rfind("Pss:", 0) == 0) helpers_pss += std::stol(line.substr(4));
@@ -255,49 +201,54 @@ TEST_F(Hostile, EveryHostileFileEndsWithACodeAndTheWorkerSurvives) {
     std::cout << "[ info ] worker VmHWM " << hwm << " KiB after " << files.size() << " hostile files; helpers' PSS now "
               << helpers_pss << " KiB\n";
 
-    auto code_of = [&](const std::string& id, const std::string& step) { return field(id, step + "_error_code"); };
-    EXPECT_EQ(code_of("bomb_png", "thumbnail"), "too_many_pixels");
-    EXPECT_EQ(field("empty", "status"), "done");
-    EXPECT_EQ(field("empty", "extraction_status"), "not_applicable");
-    EXPECT_EQ(field("random_pdf", "status"), "done");
-    EXPECT_EQ(field("random_pdf", "content_type"), "application/octet-stream");
-    EXPECT_EQ(field("random_pdf", "thumbnail_status"), "not_applicable");
-    EXPECT_EQ(field("fifo", "status"), "failed");
-    EXPECT_TRUE(field("fifo", "error_code") == "not_regular_file" || field("fifo", "error_code") == "storage_missing");
-    EXPECT_EQ(field("symlink", "status"), "failed");
-    EXPECT_TRUE(field("symlink", "error_code") == "not_regular_file" ||
-                field("symlink", "error_code") == "storage_missing");
-    EXPECT_EQ(field("sparse", "status"), "failed");
-    EXPECT_EQ(field("sparse", "error_code"), "too_large");
-    if (files.count("pdf_as_jpeg")) {
-        EXPECT_EQ(field("pdf_as_jpeg", "content_type"), "application/pdf");
-        EXPECT_EQ(field("pdf_as_jpeg", "extraction_status"), "done");
-        EXPECT_EQ(field("pdf_as_jpeg", "declared_content_type"), "image/jpeg");
-        EXPECT_EQ(field("polyglot", "status"), "done");
-        EXPECT_EQ(field("polyglot", "content_type"), "image/jpeg");
+    const std::vector<std::tuple<std::string, std::string, std::string>> want = {
+        {"bomb_png", "thumbnail_error_code", "too_many_pixels"},
+        {"empty", "status", "done"},
+        {"empty", "extraction_status", "not_applicable"},
+        {"random_pdf", "status", "done"},
+        {"random_pdf", "content_type", "application/octet-stream"},
+        {"random_pdf", "thumbnail_status", "not_applicable"},
+        {"invalid_pdf", "content_type", "application/pdf"},
+        {"invalid_pdf", "extraction_error_code", "corrupt_file"},
+        {"fifo", "status", "failed"},
+        {"symlink", "status", "failed"},
+        {"sparse", "status", "failed"},
+        {"sparse", "error_code", "too_large"},
+        {"pdf_as_jpeg", "content_type", "application/pdf"},
+        {"pdf_as_jpeg", "extraction_status", "done"},
+        {"pdf_as_jpeg", "page_count", "3"},
+        {"pdf_as_jpeg", "declared_content_type", "image/jpeg"},
+        {"polyglot", "status", "done"},
+        {"polyglot", "content_type", "image/jpeg"},
+        {"huge_pdf", "status", "done"},
+        {"nested_pdf", "status", "done"}};
+    for (const auto& [id, name, value] : want) EXPECT_EQ(field(id, name), value) << id << " " << name;
+    for (const char* id : {"fifo", "symlink"}) {
+        const std::string code = field(id, "error_code");
+        EXPECT_TRUE(code == "not_regular_file" || code == "storage_missing") << id << ": " << code;
     }
-    for (const char* id : {"huge_pdf", "nested_pdf"}) EXPECT_EQ(field(id, "status"), "done") << id;
-    EXPECT_EQ(log_of("hw").find("secret"), std::string::npos);
+    EXPECT_EQ(fx.log_of("hw").find("secret"), std::string::npos);
 }
 
 TEST_F(Hostile, AHelperKilledMidJobEndsCrashedAndTheWorkerGoesOn) {
-    auto slow = slow_pdf();
-    if (slow.empty()) GTEST_SKIP() << "qpdf or the scanned corpus is missing";
-    auto w = start("cw", {{"INGEST_CONCURRENCY", "1"}});
-    const std::string bytes = testsupport::read_file(slow);
+    auto& w = fx.start("cw", {{"INGEST_CONCURRENCY", "1"}});
+    const std::string slow = testsupport::scanned_text_pdf(fx.dir(), 6); // OCR: seconds a page
     for (auto [id, sig, name] : {std::tuple{"seg", SIGSEGV, "SIGSEGV"}, std::tuple{"kill", SIGKILL, "SIGKILL"}}) {
         SCOPED_TRACE(name);
         // A small job first, so that the helper is past its start-up when it is killed.
         put(std::string("warm_") + id, "warm\n");
-        ASSERT_EQ(wait_final(std::string("warm_") + id, 60s), "done") << log_of("cw");
-        put(id, bytes);
-        ASSERT_TRUE(wait_status(id, "processing", 60s))
-            << log_of("cw") << redis.cli("HGETALL ingest:file:" + std::string(id));
-        std::this_thread::sleep_for(1s);
-        auto kids = children_of(w->pid());
+        ASSERT_EQ(fx.wait_final(std::string("warm_") + id, 60s), "done");
+        put(id, slow);
+        ASSERT_TRUE(fx.wait_status(id, "processing", 60s));
+        // Killed once it is working on this job: its helper has burnt a third of a second
+        // of CPU since the job started (an idle helper burns none).
+        const long long before = helpers_cpu(w.pid());
+        ASSERT_TRUE(eventually(30s, [&] { return helpers_cpu(w.pid()) >= before + 30; }))
+            << "the helper never started on the job";
+        auto kids = child_pids(w.pid());
         ASSERT_FALSE(kids.empty());
         for (pid_t k : kids) ::kill(k, sig);
-        EXPECT_EQ(wait_final(id, 60s), "done") << log_of("cw");
+        EXPECT_EQ(fx.wait_final(id, 60s), "done");
         EXPECT_EQ(field(id, "extraction_status"), "failed");
         EXPECT_EQ(field(id, "extraction_error_code"), "crashed");
 #ifndef INGESTD_SANITIZE
@@ -305,13 +256,13 @@ TEST_F(Hostile, AHelperKilledMidJobEndsCrashedAndTheWorkerGoesOn) {
         EXPECT_NE(field(id, "extraction_error").find(name), std::string::npos) << field(id, "extraction_error");
 #endif
         EXPECT_EQ(field(id, "error_code"), "crashed");
-        EXPECT_TRUE(w->alive());
+        EXPECT_TRUE(w.alive());
     }
     // A healthy worker: a fresh helper takes the next file.
     put("after", "still working\n");
-    EXPECT_EQ(wait_final("after", 60s), "done") << log_of("cw");
-    EXPECT_EQ(field("after", "extracted_text"), "still working");
-    EXPECT_TRUE(w->alive());
+    EXPECT_EQ(fx.wait_final("after", 60s), "done");
+    EXPECT_EQ(field("after", "extracted_text"), "still working\n");
+    EXPECT_TRUE(w.alive());
 }
 
 // A decoder that runs out of the helper's memory budget (RLIMIT_DATA) ends memory_limit,
@@ -326,46 +277,46 @@ TEST_F(Hostile, ADecoderOverTheMemoryBudgetEndsMemoryLimit) {
 #endif
     int status = -1;
     testsupport::run_command(
-        "vips black '" + (store / "huge.jpg").string() + "[interlace,Q=50]' 14000 14000 --bands 3 2>&1", &status);
+        "vips black '" + (fx.store() / "huge.jpg").string() + "[interlace,Q=50]' 14000 14000 --bands 3 2>&1", &status);
     ASSERT_EQ(status, 0) << "vips (libvips-tools) could not make the test image";
     const std::map<std::string, std::string> big_images = {{"INGEST_MAX_PIXELS", "200000000"},
                                                            {"INGEST_CONCURRENCY", "1"}};
     {
         auto extra = big_images;
         extra["INGEST_JOB_MEMORY_MB"] = "64";
-        auto w = start("mw", extra);
-        add("huge", "huge.jpg");
-        EXPECT_EQ(wait_final("huge", 60s), "done") << log_of("mw");
+        auto& w = fx.start("mw", extra);
+        fx.submit("huge", "huge.jpg");
+        EXPECT_EQ(fx.wait_final("huge", 60s), "done");
         EXPECT_EQ(field("huge", "thumbnail_error_code"), "memory_limit") << field("huge", "thumbnail_error");
         EXPECT_EQ(field("huge", "extraction_error_code"), "memory_limit") << field("huge", "extraction_error");
         EXPECT_NE(field("huge", "error").find("INGEST_JOB_MEMORY_MB"), std::string::npos) << field("huge", "error");
-        EXPECT_TRUE(w->alive());
+        EXPECT_TRUE(w.alive());
         put("small", "fine\n");
-        EXPECT_EQ(wait_final("small", 60s), "done");
-        w->signal(SIGTERM);
-        EXPECT_EQ(w->wait(30s), 0);
+        EXPECT_EQ(fx.wait_final("small", 60s), "done");
+        w.signal(SIGTERM);
+        EXPECT_EQ(w.wait(30s), 0);
     }
-    auto w = start("mw2", big_images);
-    add("huge2", "huge.jpg");
-    EXPECT_EQ(wait_final("huge2", 120s), "done") << log_of("mw2");
+    fx.start("mw2", big_images);
+    fx.submit("huge2", "huge.jpg");
+    EXPECT_EQ(fx.wait_final("huge2", 120s), "done");
     EXPECT_EQ(field("huge2", "thumbnail_status"), "done") << field("huge2", "thumbnail_error");
     EXPECT_EQ(field("huge2", "deduplicated_from"), "");
 }
 
 TEST_F(Hostile, AJobOverItsTimeBudgetEndsTimeout) {
-    auto slow = slow_pdf();
-    if (slow.empty()) GTEST_SKIP() << "qpdf or the scanned corpus is missing";
-    auto w = start("tw", {{"INGEST_JOB_TIMEOUT_S", "3"}, {"INGEST_CONCURRENCY", "1"}});
-    std::this_thread::sleep_for(500ms);
+    const std::string slow = testsupport::scanned_text_pdf(fx.dir(), 6); // OCR: seconds a page
+    auto& w = fx.start("tw", {{"INGEST_JOB_TIMEOUT_S", "3"}, {"INGEST_CONCURRENCY", "1"}});
+    // The clock starts once the worker reads the stream, not during its start-up.
+    ASSERT_TRUE(fx.wait_for_log("tw", "consumer group ready", 60s));
     const auto t0 = std::chrono::steady_clock::now();
-    put("slow", testsupport::read_file(slow));
-    EXPECT_EQ(wait_final("slow", 60s), "done") << log_of("tw");
+    put("slow", slow);
+    EXPECT_EQ(fx.wait_final("slow", 60s), "done");
     const auto took = std::chrono::steady_clock::now() - t0;
     EXPECT_EQ(field("slow", "extraction_error_code"), "timeout");
     EXPECT_LT(took, 15s);
-    EXPECT_TRUE(w->alive());
+    EXPECT_TRUE(w.alive());
     put("next", "fine\n");
-    EXPECT_EQ(wait_final("next", 60s), "done");
+    EXPECT_EQ(fx.wait_final("next", 60s), "done");
 }
 
 TEST(HelperSandbox, NoNetworkAndNoWritesOutsideItsFolder) {
@@ -407,9 +358,10 @@ TEST(HelperSandbox, NoNetworkAndNoWritesOutsideItsFolder) {
 
 TEST(HelperProcess, ProcessCommandParsesInAHelperAndSurvivesBadFiles) {
     TempDir dir;
-    auto bad = testsupport::corpus_file("pdf/bad/invalid.pdf");
-    auto jpg = testsupport::corpus_file("img/bad/truncated.jpg");
-    if (bad.empty() || jpg.empty()) GTEST_SKIP() << "corpus missing";
+    const auto bad = dir.path() / "invalid.pdf", jpg = dir.path() / "truncated.jpg";
+    testsupport::write_file(bad, invalid_pdf());
+    const std::string j = jpeg_file(dir.path());
+    testsupport::write_file(jpg, j.substr(0, j.size() / 3));
     testsupport::write_file(dir.path() / "bomb.png", png_declaring(100000, 100000));
     int status = -1;
     std::string out =

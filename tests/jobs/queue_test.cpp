@@ -1,3 +1,5 @@
+#include "jobs/hash_index.hpp"
+#include "jobs/metadata.hpp"
 #include "jobs/queue.hpp"
 #include "tests/support/redis_server.hpp"
 
@@ -19,6 +21,12 @@ struct QueueFixture : ::testing::Test {
     }
     std::string add(const std::string& file_id) {
         return redis.command({"XADD", "ingest:uploads", "*", "file_id", file_id, "storage_key", "k"}).str;
+    }
+    // The group made, one event for `file_id` added and read by `q`.
+    jobs::Delivery deliver_one(const jobs::Queue& q, const std::string& file_id) {
+        q.ensure_group(redis);
+        add(file_id);
+        return q.read(redis, 1, 100ms).at(0);
     }
     std::string meta(const std::string& file_id, const std::string& field) {
         return redis.command({"HGET", "ingest:file:" + file_id, field}).str;
@@ -81,9 +89,7 @@ TEST_F(QueueFixture, StartCommitAckAndPublishOnce) {
 TEST_F(QueueFixture, CommitFencedByOwnership) {
     auto a = queue_for("a");
     auto b = queue_for("b");
-    a.ensure_group(redis);
-    add("f1");
-    auto d = a.read(redis, 1, 100ms).at(0);
+    auto d = deliver_one(a, "f1");
     EXPECT_EQ(a.start(redis, d.entry_id, "f1", {}), Fence::ok);
     std::this_thread::sleep_for(30ms);
     auto stolen = b.reclaim(redis, 10, 10ms);
@@ -97,9 +103,7 @@ TEST_F(QueueFixture, CommitFencedByOwnership) {
 
 TEST_F(QueueFixture, RedeliveryOfFinalEventOnlyAcks) {
     auto a = queue_for("a");
-    a.ensure_group(redis);
-    add("f1");
-    auto d = a.read(redis, 1, 100ms).at(0);
+    auto d = deliver_one(a, "f1");
     ASSERT_EQ(a.commit(redis, d.entry_id, "f1", {{"status", "done"}}, {}), Fence::ok);
     // Simulate a redelivery: the same entry pending again for this consumer.
     redis.command({"XCLAIM", "ingest:uploads", "ingestd", "a", "0", d.entry_id, "FORCE"});
@@ -126,9 +130,7 @@ TEST_F(QueueFixture, StaleDeliveryNeverOverwritesNewerEvent) {
 
 TEST_F(QueueFixture, DeadLetterKeepsFieldsThenFailsThenAcks) {
     auto a = queue_for("a");
-    a.ensure_group(redis);
-    add("poison");
-    auto d = a.read(redis, 1, 100ms).at(0);
+    auto d = deliver_one(a, "poison");
     d.deliveries = 6;
     EXPECT_EQ(a.dead_letter(redis, d, "poison", "delivered 6 times", true,
                             {{"error_code", "gave_up"}, {"error", "Gave up."}}),
@@ -149,11 +151,57 @@ TEST_F(QueueFixture, DeadLetterKeepsFieldsThenFailsThenAcks) {
 
 TEST_F(QueueFixture, CommitSurvivesScriptFlush) {
     auto a = queue_for("a");
-    a.ensure_group(redis);
-    add("f1");
-    auto d = a.read(redis, 1, 100ms).at(0);
+    auto d = deliver_one(a, "f1");
     redis.command({"SCRIPT", "FLUSH"});
     EXPECT_EQ(a.commit(redis, d.entry_id, "f1", {{"status", "done"}}, {}), Fence::ok);
+}
+
+TEST_F(QueueFixture, RefusedCommandsThrowTheTypedReplyError) {
+    auto q = queue_for("a");
+    redis.command({"SET", "ingest:uploads", "not a stream"});
+    try {
+        q.read(redis, 1, 10ms);
+        ADD_FAILURE() << "a read of a string key succeeded";
+    } catch (const jobs::RedisReplyError& e) {
+        EXPECT_TRUE(e.error_is("WRONGTYPE")) << e.reply();
+        EXPECT_NE(std::string(e.what()).find("XREADGROUP"), std::string::npos) << e.what();
+    }
+    redis.command({"SET", "ingest:file:f1", "not a hash"});
+    EXPECT_THROW(jobs::read_metadata(redis, q.names(), "f1"), jobs::RedisReplyError);
+    redis.command({"HSET", "ingest:hash:ab", "x", "y"});
+    EXPECT_THROW(jobs::lookup_hash_source(redis, q.names(), "ab"), jobs::RedisReplyError);
+    redis.command({"SET", "ingest:uploads:dead", "not a stream"});
+    EXPECT_THROW(q.dead_letter_count(redis), jobs::RedisReplyError);
+}
+
+TEST_F(QueueFixture, WritesAfterTheGroupVanishedAreLost) {
+    auto a = queue_for("a");
+    auto d = deliver_one(a, "f1");
+    ASSERT_EQ(a.start(redis, d.entry_id, "f1", {}), Fence::ok);
+    redis.command({"XGROUP", "DESTROY", "ingest:uploads", "ingestd"});
+    // NOGROUP from inside the scripts: recognised by its prefix, not by a search.
+    EXPECT_EQ(a.commit(redis, d.entry_id, "f1", {{"status", "done"}}, {}), Fence::lost);
+    EXPECT_EQ(a.dead_letter(redis, d, "f1", "gave up", true, {}), Fence::lost);
+    EXPECT_EQ(a.renew(redis, {d.entry_id}), std::vector<std::string>{d.entry_id});
+    EXPECT_EQ(meta("f1", "status"), "processing");
+}
+
+TEST_F(QueueFixture, CountsDeadLettersAndLooksUpTheHashIndex) {
+    auto a = queue_for("a");
+    EXPECT_EQ(a.dead_letter_count(redis), 0);
+    EXPECT_EQ(a.pending_and_lag(redis), (std::pair<long long, long long>(0, 0)));
+    a.ensure_group(redis);
+    add("f1");
+    add("f2");
+    auto got = a.read(redis, 1, 100ms);
+    ASSERT_EQ(got.size(), 1u);
+    EXPECT_EQ(a.pending_and_lag(redis), (std::pair<long long, long long>(1, 1)));
+    EXPECT_EQ(jobs::lookup_hash_source(redis, a.names(), "abc"), std::nullopt);
+    ASSERT_EQ(a.commit(redis, got[0].entry_id, "f1", {{"status", "done"}}, {}, "abc"), Fence::ok);
+    EXPECT_EQ(jobs::lookup_hash_source(redis, a.names(), "abc"), "f1");
+    auto second = a.read(redis, 1, 100ms).at(0);
+    ASSERT_EQ(a.dead_letter(redis, second, "f2", "poison", true, {{"error_code", "gave_up"}}), Fence::ok);
+    EXPECT_EQ(a.dead_letter_count(redis), 1);
 }
 
 } // namespace

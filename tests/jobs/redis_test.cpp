@@ -75,4 +75,22 @@ TEST(Redis, SelectsDatabase) {
     EXPECT_EQ(server.cli("-n 0 EXISTS in2"), "0");
 }
 
+TEST(Redis, ErrorRepliesAreCheckedIntoTypedErrors) {
+    testsupport::RedisServer server;
+    jobs::Redis r(jobs::parse_redis_url(server.url()), 1000ms);
+    r.command({"SET", "k", "v"});
+    jobs::Reply err = r.command({"LPUSH", "k", "x"});
+    EXPECT_TRUE(err.error_is("WRONGTYPE"));
+    EXPECT_FALSE(err.error_is("ERR"));
+    EXPECT_THROW(jobs::checked(err, "LPUSH"), jobs::RedisReplyError);
+    try {
+        jobs::checked(r.command({"INCR", "k"}), "INCR");
+        ADD_FAILURE() << "INCR of a non-number succeeded";
+    } catch (const jobs::RedisReplyError& e) {
+        EXPECT_TRUE(e.error_is("ERR")) << e.reply();
+        EXPECT_EQ(std::string(e.what()), "INCR: " + e.reply());
+    }
+    EXPECT_EQ(jobs::checked(r.command({"GET", "k"}), "GET").str, "v");
+}
+
 } // namespace

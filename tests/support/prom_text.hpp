@@ -21,6 +21,8 @@ struct PromText {
     std::vector<std::string> errors; ///< "line N: what is wrong"
 };
 
+/// Parses `text` strictly; every departure from the format or its conventions is an entry in
+/// `errors` (never throws).
 PromText parse_prometheus_text(const std::string& text);
 
 } // namespace testsupport

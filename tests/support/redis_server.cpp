@@ -72,7 +72,7 @@ void RedisServer::start() {
         if (cli("ping") == "PONG") {
             return;
         }
-        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        std::this_thread::sleep_for(std::chrono::milliseconds(50)); // the poll interval: PING until it answers
     }
     throw std::runtime_error("redis-server did not answer PING on port " + std::to_string(m_port));
 }

@@ -63,7 +63,7 @@ int WorkerProcess::wait(std::chrono::milliseconds timeout) {
     auto end = std::chrono::steady_clock::now() + timeout;
     while (alive()) {
         if (std::chrono::steady_clock::now() >= end) return -1;
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        std::this_thread::sleep_for(std::chrono::milliseconds(20)); // the poll interval
     }
     return m_status;
 }

@@ -1,4 +1,6 @@
 // The command line as a user runs it: exit codes, JSON lines, --help.
+#include "jobs/queue.hpp"
+#include "jobs/redis.hpp"
 #include "tests/support/corpus.hpp"
 #include "tests/support/redis_server.hpp"
 #include "tests/support/worker_process.hpp"
@@ -11,6 +13,27 @@ namespace {
 
 using testsupport::run_ingestd;
 using testsupport::TempDir;
+using Fields = std::vector<std::pair<std::string, std::string>>;
+
+// A connection of the test's own to the server the commands use.
+jobs::Redis connect(const testsupport::RedisServer& server) {
+    return jobs::Redis(jobs::parse_redis_url(server.url()), std::chrono::milliseconds(5000));
+}
+
+// The fields of stream entry `id`, empty when there is none.
+Fields entry_fields(jobs::Redis& redis, const std::string& stream, const std::string& id) {
+    const jobs::Reply r = redis.command({"XRANGE", stream, id, id});
+    if (r.elements.size() != 1 || r.elements[0].elements.size() != 2) return {};
+    return r.elements[0].elements[1].as_pairs();
+}
+
+// One parsed JSON object per output line.
+std::vector<nlohmann::ordered_json> lines_of(const std::string& out) {
+    std::vector<nlohmann::ordered_json> lines;
+    std::istringstream in(out);
+    for (std::string line; std::getline(in, line);) lines.push_back(nlohmann::ordered_json::parse(line));
+    return lines;
+}
 
 TEST(Cli, HelpListsCommandsAndEveryCommandHasHelp) {
     int st = -1;
@@ -127,6 +150,141 @@ TEST(Cli, SubmitStatusAndWait) {
     auto waited = nlohmann::json::parse(run_ingestd("submit --wait " + (d.path() / "a.txt").string(), env, &st));
     EXPECT_EQ(st, 0);
     EXPECT_EQ(waited["status"], "done");
+}
+
+// submit writes the pending metadata, the event and a `pending` results line, and the event
+// id it prints is the stream entry's; --steps is normalised as an event's would be.
+TEST(Cli, SubmitWritesPendingMetadataEventAndResultsLine) {
+    testsupport::RedisServer server;
+    TempDir d;
+    const std::map<std::string, std::string> env = {{"INGEST_REDIS_URL", server.url()},
+                                                    {"INGEST_STORAGE_ROOT", (d.path() / "store").string()}};
+    testsupport::write_file(d.path() / "b.txt", "twelve bytes");
+    int st = -1;
+    const std::string out = run_ingestd("submit --steps thumbnails,text " + (d.path() / "b.txt").string(), env, &st);
+    ASSERT_EQ(st, 0) << out;
+    const auto printed = nlohmann::ordered_json::parse(out);
+    const std::string id = printed["file_id"], key = printed["storage_key"], event = printed["event_id"];
+    EXPECT_EQ(key, "uploads/" + id.substr(1, 2) + "/" + id);
+    jobs::Redis redis = connect(server);
+    const Fields meta = redis.command({"HGETALL", "ingest:file:" + id}).as_pairs();
+    ASSERT_EQ(meta.size(), 7u);
+    EXPECT_EQ(meta[0], (std::pair<std::string, std::string>{"status", "pending"}));
+    EXPECT_EQ(meta[1].second, key);
+    EXPECT_EQ(meta[2].second, "text,thumbnails");
+    EXPECT_EQ(meta[3].second, "b.txt");
+    EXPECT_EQ(meta[6].first, "submitted_at");
+    const Fields expected_event = {
+        {"file_id", id}, {"storage_key", key}, {"name", "b.txt"}, {"size", "12"}, {"steps", "text,thumbnails"}};
+    EXPECT_EQ(entry_fields(redis, "ingest:uploads", event), expected_event);
+    const jobs::Reply results = redis.command({"XRANGE", "ingest:results", "-", "+"});
+    ASSERT_EQ(results.elements.size(), 1u);
+    const Fields expected_result = {{"file_id", id}, {"status", "pending"}, {"event_id", ""}};
+    EXPECT_EQ(results.elements[0].elements[1].as_pairs(), expected_result);
+}
+
+// status --wait on a file that stays pending: its metadata, a message, exit 1.
+TEST(Cli, StatusWaitOnAFileThatStaysPendingExits1) {
+    testsupport::RedisServer server;
+    jobs::Redis redis = connect(server);
+    redis.command({"HSET", "ingest:file:slow1", "status", "pending", "storage_key", "up/slow1"});
+    int st = -1;
+    const std::string out =
+        run_ingestd("status --wait --timeout 1 slow1 2>/dev/null", {{"INGEST_REDIS_URL", server.url()}}, &st);
+    EXPECT_EQ(st, 1);
+    EXPECT_EQ(out, "{\"file_id\":\"slow1\",\"status\":\"pending\",\"storage_key\":\"up/slow1\"}\n");
+    const std::string err =
+        run_ingestd("status --wait --timeout 1 slow1 2>&1 >/dev/null", {{"INGEST_REDIS_URL", server.url()}}, &st);
+    EXPECT_EQ(err, "ingestd status: slow1 not final after 1 s\n");
+}
+
+// dead list prints each dead letter with its dead_id; dead retry moves those asked for (or
+// all) back to the stream without their dead_* fields, and deletes them from the dead stream.
+TEST(Cli, DeadListAndRetryMoveLettersBackToTheStream) {
+    testsupport::RedisServer server;
+    jobs::Redis redis = connect(server);
+    const std::string dead = "ingest:uploads:dead";
+    const std::string d1 = redis
+                               .command({"XADD", dead, "*", "file_id", "d1", "storage_key", "up/d1", "steps", "text",
+                                         "dead_reason", "r1", "dead_deliveries", "3", "dead_source_id", "1-1"})
+                               .str;
+    const std::string d2 = redis
+                               .command({"XADD", dead, "*", "file_id", "d2", "storage_key", "up/d2", "dead_reason",
+                                         "r2", "dead_deliveries", "5", "dead_source_id", "1-2"})
+                               .str;
+    const std::string d3 =
+        redis.command({"XADD", dead, "*", "dead_reason", "no file_id", "dead_deliveries", "1", "dead_source_id", "1-3"})
+            .str;
+    const std::map<std::string, std::string> env = {{"INGEST_REDIS_URL", server.url()}};
+    int st = -1;
+    const auto listed = lines_of(run_ingestd("dead list", env, &st));
+    EXPECT_EQ(st, 0);
+    ASSERT_EQ(listed.size(), 3u);
+    EXPECT_EQ(listed[0].dump(),
+              "{\"file_id\":\"d1\",\"storage_key\":\"up/d1\",\"steps\":\"text\",\"dead_reason\":\"r1\","
+              "\"dead_deliveries\":\"3\",\"dead_source_id\":\"1-1\",\"dead_id\":\"" +
+                  d1 + "\"}");
+    EXPECT_EQ(listed[2].dump(), "{\"dead_reason\":\"no file_id\",\"dead_deliveries\":\"1\",\"dead_source_id\":\"1-3\","
+                                "\"dead_id\":\"" +
+                                    d3 + "\"}");
+
+    auto retried = lines_of(run_ingestd("dead retry d2", env, &st));
+    EXPECT_EQ(st, 0);
+    ASSERT_EQ(retried.size(), 1u);
+    EXPECT_EQ(retried[0]["file_id"], "d2");
+    EXPECT_EQ(retried[0]["dead_id"], d2);
+    const Fields d2_event = {{"file_id", "d2"}, {"storage_key", "up/d2"}};
+    EXPECT_EQ(entry_fields(redis, "ingest:uploads", retried[0]["event_id"]), d2_event);
+    EXPECT_EQ(redis.command({"XLEN", dead}).integer, 2);
+
+    retried = lines_of(run_ingestd("dead retry", env, &st));
+    EXPECT_EQ(st, 0);
+    ASSERT_EQ(retried.size(), 2u);
+    const Fields d1_event = {{"file_id", "d1"}, {"storage_key", "up/d1"}, {"steps", "text"}};
+    EXPECT_EQ(entry_fields(redis, "ingest:uploads", retried[0]["event_id"]), d1_event);
+    EXPECT_EQ(retried[1]["file_id"], "");
+    const Fields d3_event = {{"dead_retry", "1"}}; // a stream entry needs one field
+    EXPECT_EQ(entry_fields(redis, "ingest:uploads", retried[1]["event_id"]), d3_event);
+    EXPECT_EQ(redis.command({"XLEN", dead}).integer, 0);
+    EXPECT_EQ(run_ingestd("dead list", env, &st), "");
+    EXPECT_EQ(st, 0);
+}
+
+// reconcile, with names from the configuration: a processing file is aged by started_at, a
+// pending one without any time counts as old, one without storage_key is left alone, and
+// the event carries steps, content_type, name and owner from the metadata.
+TEST(Cli, ReconcileReappendsFromTheMetadataUnderConfiguredNames) {
+    testsupport::RedisServer server;
+    jobs::Redis redis = connect(server);
+    const std::string old_ts = "2020-01-01T00:00:00.000Z", now_ts = jobs::utc_now_rfc3339();
+    redis.command({"HSET", "t:file:p1", "status", "processing", "storage_key", "up/p1", "steps", "text",
+                   "declared_content_type", "text/plain", "name", "p1.txt", "owner", "alice", "started_at", old_ts,
+                   "submitted_at", now_ts});
+    redis.command({"HSET", "t:file:p2", "status", "processing", "storage_key", "up/p2", "started_at", now_ts,
+                   "submitted_at", old_ts});
+    redis.command({"HSET", "t:file:p3", "status", "pending", "submitted_at", old_ts});
+    redis.command({"HSET", "t:file:p4", "status", "pending", "storage_key", "up/p4"});
+    redis.command({"HSET", "ingest:file:p5", "status", "pending", "storage_key", "up/p5"});
+    const std::map<std::string, std::string> env = {
+        {"INGEST_REDIS_URL", server.url()}, {"INGEST_KEY_PREFIX", "t:"}, {"INGEST_STREAM", "t:up"}};
+    int st = -1;
+    std::map<std::string, nlohmann::ordered_json> by_id;
+    for (const auto& line : lines_of(run_ingestd("reconcile --older-than 600", env, &st)))
+        by_id[line["file_id"]] = line;
+    EXPECT_EQ(st, 0);
+    ASSERT_EQ(by_id.size(), 2u);
+    ASSERT_TRUE(by_id.count("p1") && by_id.count("p4"));
+    EXPECT_EQ(by_id["p1"]["status"], "processing");
+    EXPECT_EQ(by_id["p4"]["status"], "pending");
+    const Fields p1_event = {{"file_id", "p1"},  {"storage_key", "up/p1"},
+                             {"steps", "text"},  {"content_type", "text/plain"},
+                             {"name", "p1.txt"}, {"owner", "alice"}};
+    EXPECT_EQ(entry_fields(redis, "t:up", by_id["p1"]["event_id"]), p1_event);
+    const Fields p4_event = {{"file_id", "p4"}, {"storage_key", "up/p4"}};
+    EXPECT_EQ(entry_fields(redis, "t:up", by_id["p4"]["event_id"]), p4_event);
+    // Their events are in the stream now, undelivered: a second run re-appends nothing.
+    EXPECT_EQ(run_ingestd("reconcile --older-than 600", env, &st), "");
+    EXPECT_EQ(redis.command({"XLEN", "t:up"}).integer, 2);
 }
 
 } // namespace

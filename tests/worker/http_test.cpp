@@ -1,17 +1,19 @@
-// The HTTP endpoint against a running `ingestd worker` and a real redis-server: every route,
-// HEAD, 405, 404, 400 on malformed and oversized requests, ETag/304, /v1/recent and /v1/stats
-// for the dashboard, /metrics parsed strictly, readiness while draining.
-#include "tests/support/corpus.hpp"
+// The HTTP endpoint against a running `ingestd worker` and a real redis-server: every route, HEAD,
+// 405, 404, 400 on malformed and oversized requests, ETag/304, /v1/recent and /v1/stats, /metrics
+// parsed strictly, readiness while draining, probes that answer at once while Redis is stopped.
+// Every fixture is made at run time (an image and a scanned PDF by `vips`, text files).
+#include "tests/support/generated_file.hpp"
 #include "tests/support/http_client.hpp"
 #include "tests/support/prom_text.hpp"
-#include "tests/support/redis_server.hpp"
-#include "tests/support/worker_process.hpp"
+#include "tests/support/worker_fixture.hpp"
+#include "worker/http/routes.hpp"
 
+#include <algorithm>
 #include <csignal>
 #include <cstdlib>
+#include <future>
 #include <iostream>
 #include <nlohmann/json.hpp>
-#include <thread>
 
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
@@ -22,68 +24,48 @@
 namespace {
 
 using namespace std::chrono_literals;
+using testsupport::eventually;
 using testsupport::http_get;
 using testsupport::http_request;
-using testsupport::RedisServer;
-using testsupport::TempDir;
-using testsupport::WorkerProcess;
 using Clock = std::chrono::steady_clock;
 
-template <class Pred> bool eventually(std::chrono::milliseconds limit, Pred pred) {
-    const auto end = Clock::now() + limit;
-    while (!pred()) {
-        if (Clock::now() >= end) return false;
-        std::this_thread::sleep_for(50ms);
-    }
-    return true;
-}
-
 struct HttpTest : ::testing::Test {
-    RedisServer redis;
-    TempDir dir;
-    std::filesystem::path store = dir.path() / "store";
+    testsupport::WorkerFixture fx;
     int port = testsupport::free_port();
-    std::unique_ptr<WorkerProcess> worker;
 
-    void SetUp() override { std::filesystem::create_directories(store); }
-
+    // Starts worker web1 with its endpoint on `port` (OCR off unless `extra` says otherwise)
+    // and waits until it is ready.
     void start(std::map<std::string, std::string> extra = {}) {
-        std::map<std::string, std::string> env = {
-            {"INGEST_REDIS_URL", redis.url()}, {"INGEST_STORAGE_ROOT", store.string()},
-            {"INGEST_CONCURRENCY", "2"},       {"INGEST_OCR_MODE", "off"},
-            {"INGEST_CONSUMER", "web1"},       {"INGEST_HTTP_ADDR", "127.0.0.1:" + std::to_string(port)}};
-        for (auto& [k, v] : extra) env[k] = v;
-        worker = std::make_unique<WorkerProcess>(env, dir.path() / "worker.log");
-        ASSERT_TRUE(eventually(30s, [&] { return http_get(port, "/readyz").status == 200; })) << log();
+        extra.emplace("INGEST_OCR_MODE", "off");
+        extra["INGEST_HTTP_ADDR"] = "127.0.0.1:" + std::to_string(port);
+        fx.start("web1", extra);
+        ASSERT_TRUE(eventually(30s, [&] { return http_get(port, "/readyz").status == 200; })) << fx.log_of("web1");
     }
-    std::string log() {
-        auto p = dir.path() / "worker.log";
-        return std::filesystem::exists(p) ? testsupport::read_file(p) : std::string();
+    testsupport::WorkerProcess& worker() { return fx.worker("web1"); }
+    std::string field(const std::string& id, const std::string& f) { return fx.field(id, f); }
+    // Stores `bytes` as `key` and submits it as `id`, named after its key.
+    void add(const std::string& id, const std::string& key, const std::string& bytes) {
+        fx.put(key, bytes);
+        fx.submit(id, key, {{"name", key}});
     }
-    void add(const std::string& id, const std::string& key) {
-        redis.cli("XADD ingest:uploads '*' file_id " + id + " storage_key " + key + " name " + key);
-    }
-    std::string field(const std::string& id, const std::string& f) {
-        return redis.cli("HGET ingest:file:" + id + " " + f);
-    }
-    bool final(const std::string& id) {
-        auto st = field(id, "status");
-        return st == "done" || st == "failed";
-    }
-    // An image with thumbnails and a text file without, both finished.
+    // An image with thumbnails (a PNG made by `vips`) and a text file without, both finished.
     void two_files() {
-        INGEST_CORPUS_FILE(png, "img/png/hopper.png");
-        std::filesystem::copy_file(png, store / "hopper.png");
-        testsupport::write_file(store / "note.txt", "a note\n");
-        add("img1", "hopper.png");
-        add("txt1", "note.txt");
-        ASSERT_TRUE(eventually(60s, [&] { return final("img1") && final("txt1"); })) << log();
-        ASSERT_EQ(field("img1", "thumbnail_status"), "done") << log();
+        testsupport::write_image(fx.store() / "picture.png", 400, 300);
+        fx.submit("img1", "picture.png", {{"name", "picture.png"}});
+        add("txt1", "note.txt", "a note\n");
+        ASSERT_TRUE(eventually(60s, [&] { return fx.all_final({"img1", "txt1"}); }));
+        ASSERT_EQ(field("img1", "thumbnail_status"), "done");
+        // The worker counts a job just after its commit: wait until both are counted.
+        auto counted = [&](const std::string& type) {
+            const std::string sample = "ingestd_jobs_total{outcome=\"done\",type=\"" + type + "\"} 1\n";
+            return http_get(port, "/metrics").body.find(sample) != std::string::npos;
+        };
+        ASSERT_TRUE(eventually(10s, [&] { return counted("image") && counted("text"); }));
     }
 };
 
 TEST_F(HttpTest, HealthMethodsAndUnknownRoutes) {
-    start();
+    ASSERT_NO_FATAL_FAILURE(start());
     auto h = http_get(port, "/healthz");
     EXPECT_EQ(h.status, 200);
     EXPECT_EQ(h.body, "ok\n");
@@ -108,8 +90,8 @@ TEST_F(HttpTest, HealthMethodsAndUnknownRoutes) {
 }
 
 TEST_F(HttpTest, FilesThumbnailsWithEtagRecentAndStats) {
-    start();
-    two_files();
+    ASSERT_NO_FATAL_FAILURE(start());
+    ASSERT_NO_FATAL_FAILURE(two_files());
 
     auto meta = http_get(port, "/v1/files/img1");
     ASSERT_EQ(meta.status, 200);
@@ -126,7 +108,8 @@ TEST_F(HttpTest, FilesThumbnailsWithEtagRecentAndStats) {
         ASSERT_GT(t.body.size(), 12u);
         EXPECT_EQ(t.body.substr(0, 4), "RIFF");
         EXPECT_EQ(t.body.substr(8, 4), "WEBP");
-        EXPECT_EQ(t.body, testsupport::read_file(store / field("img1", std::string("thumbnail_") + size + "_key")));
+        EXPECT_EQ(t.body,
+                  testsupport::read_file(fx.store() / field("img1", std::string("thumbnail_") + size + "_key")));
         const std::string etag = t.header("etag");
         ASSERT_FALSE(etag.empty());
         EXPECT_NE(etag.find(field("img1", "content_hash")), std::string::npos) << etag;
@@ -156,7 +139,7 @@ TEST_F(HttpTest, FilesThumbnailsWithEtagRecentAndStats) {
         EXPECT_FALSE(row.value("finished_at", "").empty());
         if (row["file_id"] == "img1") {
             EXPECT_EQ(row["thumbnail"], "/v1/files/img1/thumbnail/72");
-            EXPECT_EQ(row["name"], "hopper.png");
+            EXPECT_EQ(row["name"], "picture.png");
         } else {
             EXPECT_EQ(row["file_id"], "txt1");
             EXPECT_FALSE(row.contains("thumbnail"));
@@ -175,13 +158,13 @@ TEST_F(HttpTest, FilesThumbnailsWithEtagRecentAndStats) {
     EXPECT_EQ(done, 2);
 
     // A bad file_id goes to the dead-letter stream; the count shows at once.
-    redis.cli("XADD ingest:uploads '*' file_id 'bad id!' storage_key note.txt");
+    fx.submit("bad id!", "note.txt");
     EXPECT_TRUE(
         eventually(20s, [&] { return nlohmann::json::parse(http_get(port, "/v1/stats").body)["dead_letters"] == 1; }));
 }
 
 TEST_F(HttpTest, MalformedAndOversizedRequestsGet400AndDoNotDisturbTheWorker) {
-    start();
+    ASSERT_NO_FATAL_FAILURE(start());
     // A connection that never sends anything must not hold up anybody else.
     int idle = ::socket(AF_INET, SOCK_STREAM, 0);
     sockaddr_in addr{};
@@ -209,15 +192,14 @@ TEST_F(HttpTest, MalformedAndOversizedRequestsGet400AndDoNotDisturbTheWorker) {
     EXPECT_NE(two.body.find("ready\n"), std::string::npos) << two.body;
     ::close(idle);
 
-    testsupport::write_file(store / "after.txt", "still working\n");
-    add("after1", "after.txt");
-    EXPECT_TRUE(eventually(30s, [&] { return final("after1"); })) << log();
-    EXPECT_TRUE(worker->alive());
+    add("after1", "after.txt", "still working\n");
+    EXPECT_TRUE(eventually(30s, [&] { return fx.is_final("after1"); }));
+    EXPECT_TRUE(worker().alive());
 }
 
 TEST_F(HttpTest, MetricsParseStrictlyAndCountWhatHappened) {
-    start();
-    two_files();
+    ASSERT_NO_FATAL_FAILURE(start());
+    ASSERT_NO_FATAL_FAILURE(two_files());
     auto r = http_get(port, "/metrics");
     ASSERT_EQ(r.status, 200);
     EXPECT_EQ(r.header("content-type").rfind("text/plain; version=0.0.4", 0), 0u) << r.header("content-type");
@@ -227,15 +209,13 @@ TEST_F(HttpTest, MetricsParseStrictlyAndCountWhatHappened) {
 
     // Prometheus's own linter as well, on the very same text.
     if (testsupport::run_command("command -v promtool").empty()) {
-        if (std::getenv("CI") != nullptr && std::string(std::getenv("CI")) == "true") {
-            FAIL() << "promtool missing (scripts/install-deps.sh installs Debian's prometheus package)";
-        }
+        if (testsupport::in_ci()) FAIL() << "promtool missing (scripts/install-deps.sh installs Debian's prometheus)";
         std::cout << "[  NOTE    ] promtool not installed: /metrics checked by the strict parser only\n";
     } else {
-        testsupport::write_file(dir.path() / "metrics.txt", r.body);
+        testsupport::write_file(fx.dir() / "metrics.txt", r.body);
         int status = -1;
         const std::string lint = testsupport::run_command(
-            "promtool check metrics < '" + (dir.path() / "metrics.txt").string() + "' 2>&1", &status);
+            "promtool check metrics < '" + (fx.dir() / "metrics.txt").string() + "' 2>&1", &status);
         EXPECT_EQ(status, 0) << lint;
         EXPECT_EQ(lint, "") << "promtool lint findings";
     }
@@ -244,16 +224,13 @@ TEST_F(HttpTest, MetricsParseStrictlyAndCountWhatHappened) {
         auto it = parsed.types.find(family);
         return it == parsed.types.end() ? std::string("missing") : it->second;
     };
-    EXPECT_EQ(type_of("ingestd_jobs_total"), "counter");
-    EXPECT_EQ(type_of("ingestd_stage_duration_seconds"), "histogram");
-    EXPECT_EQ(type_of("ingestd_jobs_in_flight"), "gauge");
-    EXPECT_EQ(type_of("ingestd_stream_lag"), "gauge");
-    EXPECT_EQ(type_of("ingestd_stream_pending"), "gauge");
-    EXPECT_EQ(type_of("ingestd_redis_errors_total"), "counter");
-    EXPECT_EQ(type_of("ingestd_parser_crashes_total"), "counter");
-    EXPECT_EQ(type_of("ingestd_bytes_hashed_total"), "counter");
-    EXPECT_EQ(type_of("ingestd_dead_letter_entries"), "gauge");
-    EXPECT_EQ(type_of("ingestd_build_info"), "gauge");
+    const std::map<std::string, std::string> types = {
+        {"ingestd_jobs_total", "counter"},           {"ingestd_stage_duration_seconds", "histogram"},
+        {"ingestd_jobs_in_flight", "gauge"},         {"ingestd_stream_lag", "gauge"},
+        {"ingestd_stream_pending", "gauge"},         {"ingestd_redis_errors_total", "counter"},
+        {"ingestd_parser_crashes_total", "counter"}, {"ingestd_bytes_hashed_total", "counter"},
+        {"ingestd_dead_letter_entries", "gauge"},    {"ingestd_build_info", "gauge"}};
+    for (const auto& [family, type] : types) EXPECT_EQ(type_of(family), type) << family;
 
     auto value = [&](const std::string& name, const std::map<std::string, std::string>& labels) {
         for (const auto& s : parsed.samples) {
@@ -282,21 +259,121 @@ TEST_F(HttpTest, MetricsParseStrictlyAndCountWhatHappened) {
 
 // While it drains after SIGTERM the worker says it is not ready, but stays alive for the probe.
 TEST_F(HttpTest, NotReadyWhileDraining) {
-    INGEST_CORPUS_FILE(pdf, "pdf/scanned/linn.pdf");
-    start({{"INGEST_OCR_MODE", "force"}, {"INGEST_SHUTDOWN_GRACE_S", "60"}});
-    std::filesystem::copy_file(pdf, store / "slow.pdf");
-    add("slow1", "slow.pdf");
+    ASSERT_NO_FATAL_FAILURE(start({{"INGEST_OCR_MODE", "force"}, {"INGEST_SHUTDOWN_GRACE_S", "60"}}));
+    // Three scanned pages to OCR, about two seconds of one core each: the checks run while it does.
+    add("slow1", "slow.pdf", testsupport::scanned_text_pdf(fx.dir(), 3));
     ASSERT_TRUE(eventually(30s, [&] { return field("slow1", "status") == "processing"; }));
-    worker->signal(SIGTERM);
-    EXPECT_TRUE(eventually(5s, [&] { return http_get(port, "/readyz").status == 503; }));
-    if (worker->alive() && field("slow1", "status") == "processing") {
-        EXPECT_EQ(http_get(port, "/healthz").status, 200);
-        auto stats = nlohmann::json::parse(http_get(port, "/v1/stats").body);
-        EXPECT_EQ(stats["draining"], true);
-        EXPECT_EQ(stats["ready"], false);
-    }
-    EXPECT_EQ(worker->wait(90s), 0);
+    worker().signal(SIGTERM);
+    ASSERT_TRUE(eventually(5s, [&] { return http_get(port, "/readyz").status == 503; }));
+    ASSERT_TRUE(worker().alive());
+    ASSERT_EQ(field("slow1", "status"), "processing") << "the job ended before the checks while draining";
+    EXPECT_EQ(http_get(port, "/healthz").status, 200);
+    auto stats = nlohmann::json::parse(http_get(port, "/v1/stats").body);
+    EXPECT_EQ(stats["draining"], true);
+    EXPECT_EQ(stats["ready"], false);
+    EXPECT_EQ(stats["in_flight"], 1);
+    EXPECT_EQ(worker().wait(90s), 0);
     EXPECT_EQ(field("slow1", "status"), "done");
+}
+
+// One GET and how long it took, in milliseconds.
+struct TimedAnswer {
+    testsupport::HttpResponse response;
+    std::chrono::milliseconds took{};
+};
+
+TimedAnswer timed_get(int port, const std::string& path) {
+    const auto begin = Clock::now();
+    auto response = http_get(port, path);
+    return {std::move(response), std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - begin)};
+}
+
+// Sends SIGCONT to a stopped process when it goes out of scope (or when resumed earlier).
+struct StoppedProcess {
+    pid_t pid;
+    void resume() const { ::kill(pid, SIGCONT); }
+    ~StoppedProcess() { resume(); }
+};
+
+// Redis stopped (SIGSTOP) with dashboard and file reads waiting: the io thread does not wait
+// with them. The probes answer within 50 ms every time, a file read gets a 503 within the
+// one-second budget, and normal answers come back once Redis resumes.
+TEST_F(HttpTest, ProbesAnswerAtOnceWhileRedisIsStopped) {
+    ASSERT_NO_FATAL_FAILURE(start());
+    add("x", "x.txt", "x marks the spot\n");
+    ASSERT_TRUE(eventually(30s, [&] { return fx.is_final("x"); }));
+    ASSERT_EQ(http_get(port, "/v1/files/x").status, 200);
+
+    const std::string info = fx.server().cli("INFO server"); // holds "process_id:<pid>"
+    ASSERT_NE(info.find("process_id:"), std::string::npos) << info;
+    const pid_t redis_pid = std::stoi(info.substr(info.find("process_id:") + 11));
+    ASSERT_EQ(::kill(redis_pid, SIGSTOP), 0);
+    const StoppedProcess stopped{redis_pid};
+
+    std::vector<std::pair<std::string, std::future<TimedAnswer>>> reads;
+    for (const char* path :
+         {"/", "/v1/stats", "/v1/recent", "/v1/files/x", "/v1/files/x/thumbnail/72", "/v1/files/x"}) {
+        reads.emplace_back(path, std::async(std::launch::async, timed_get, port, std::string(path)));
+    }
+    auto answered = [&] {
+        return std::all_of(reads.begin(), reads.end(),
+                           [](auto& read) { return read.second.wait_for(0s) == std::future_status::ready; });
+    };
+    int rounds = 0;
+    const auto give_up = Clock::now() + 10s;
+    while (!answered() && Clock::now() < give_up) {
+        for (const char* probe : {"/healthz", "/readyz", "/metrics"}) {
+            const TimedAnswer a = timed_get(port, probe);
+            EXPECT_NE(a.response.status, 0) << probe;
+            EXPECT_LT(a.took, 50ms) << probe << " took " << a.took.count() << " ms in round " << rounds;
+        }
+        ++rounds;
+        reads.back().second.wait_for(20ms); // let the reads move on between rounds
+    }
+    EXPECT_GE(rounds, 5) << "the probes ran only " << rounds << " times while the reads waited";
+
+    for (auto& [path, read] : reads) {
+        const TimedAnswer a = read.get();
+        EXPECT_LT(a.took, 1500ms) << path << " took " << a.took.count() << " ms";
+        if (path == "/") {
+            EXPECT_EQ(a.response.status, 200) << "the page itself reads no Redis";
+        } else if (path == "/v1/stats") {
+            // Answered from memory when the gauge refresh fails inside the budget, else 503.
+            EXPECT_TRUE(a.response.status == 200 || a.response.status == 503) << a.response.status;
+        } else {
+            EXPECT_EQ(a.response.status, 503) << path;
+            EXPECT_EQ(a.response.header("content-type"), "application/json") << path;
+            const auto error = nlohmann::json::parse(a.response.body, nullptr, false);
+            EXPECT_TRUE(error.is_object() && error.contains("error")) << path << ": " << a.response.body;
+        }
+    }
+
+    stopped.resume();
+    EXPECT_TRUE(eventually(10s, [&] { return http_get(port, "/v1/files/x").status == 200; }));
+    EXPECT_EQ(nlohmann::json::parse(http_get(port, "/v1/files/x").body)["status"], "done");
+    EXPECT_EQ(http_get(port, "/v1/recent").status, 200);
+    EXPECT_TRUE(eventually(30s, [&] { return http_get(port, "/readyz").status == 200; }));
+}
+
+// The route table is data: a table of other rows routes by them (captures, 404, 405 with Allow).
+TEST(RouteTable, RoutesByPatternAndRefusesByMethod) {
+    using namespace worker::http;
+    using beast_http::status;
+    using beast_http::verb;
+    const InstantHandler any = [](const Request&, ServerContext&) { return text(status::ok, "x"); };
+    const std::vector<Route> table = {{{verb::get, verb::head}, "/a/{id}/b", any}, {{verb::post}, "/c", any}};
+    const RouteMatch hit = match_route(table, verb::head, "/a/42/b");
+    ASSERT_EQ(hit.route, &table[0]);
+    EXPECT_EQ(hit.params.at("id"), "42");
+    EXPECT_EQ(match_route(table, verb::get, "/a//b").refusal.status, status::not_found) << "empty capture";
+    EXPECT_EQ(match_route(table, verb::post, "/a/1/b/c").refusal.status, status::not_found);
+    const RouteMatch wrong_method = match_route(table, verb::get, "/c");
+    EXPECT_EQ(wrong_method.refusal.status, status::method_not_allowed);
+    ASSERT_EQ(wrong_method.refusal.headers.size(), 1u);
+    EXPECT_EQ(wrong_method.refusal.headers[0].second, "POST");
+    const RouteMatch no_row_takes_it = match_route(table, verb::put, "/nowhere");
+    EXPECT_EQ(no_row_takes_it.refusal.status, status::method_not_allowed);
+    EXPECT_EQ(no_row_takes_it.refusal.headers.at(0).second, "GET, HEAD, POST");
 }
 
 // The strict exposition parser itself: it must reject what Prometheus would.

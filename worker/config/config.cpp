@@ -2,14 +2,19 @@
 
 #include "jobs/redis.hpp"
 
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
 #include <cstdlib>
-#include <functional>
+#include <optional>
 #include <thread>
 
 #include <unistd.h>
 
 namespace worker {
 namespace {
+
+constexpr const char* k_positive = "a positive integer";
 
 std::string quoted(const std::string& s) {
     return "\"" + s + "\"";
@@ -31,11 +36,6 @@ std::uint64_t parse_u64(const std::string& env, const std::string& v, std::uint6
     return n;
 }
 
-int parse_int(const std::string& env, const std::string& v, int min, int max, const std::string& expected) {
-    return static_cast<int>(
-        parse_u64(env, v, static_cast<std::uint64_t>(min), static_cast<std::uint64_t>(max), expected));
-}
-
 std::string default_consumer() {
     char host[256] = {};
     if (::gethostname(host, sizeof host - 1) != 0 || host[0] == '\0') {
@@ -44,12 +44,127 @@ std::string default_consumer() {
     return std::string(host) + "-" + std::to_string(::getpid());
 }
 
+bool has_control_or_space(const std::string& s) {
+    return std::any_of(s.begin(), s.end(), [](unsigned char ch) { return ch <= 0x20 || ch == 0x7F; });
+}
+
 bool valid_name(const std::string& s) {
-    if (s.empty() || s.size() > 200) return false;
-    for (unsigned char c : s) {
-        if (c <= 0x20 || c == 0x7F) return false;
+    return !s.empty() && s.size() <= 200 && !has_control_or_space(s);
+}
+
+// Where a setting's value comes from: its flag, else its environment variable.
+class Source {
+public:
+    explicit Source(const std::map<std::string, std::string>& flags) : m_flags(flags) {}
+
+    // The value of `env`, or nullopt when neither its flag nor the variable is set.
+    std::optional<std::string> get(const char* env) const {
+        if (auto it = m_flags.find(env); it != m_flags.end()) return it->second;
+        if (const char* v = std::getenv(env); v != nullptr) return std::string(v);
+        return std::nullopt;
     }
-    return true;
+
+    // Sets `field` to the integer value of `env` when given, within [min, max].
+    template <typename Int>
+    void number(const char* env, Int& field, Int min, Int max, const std::string& expected) const {
+        if (auto v = get(env)) {
+            field = static_cast<Int>(
+                parse_u64(env, *v, static_cast<std::uint64_t>(min), static_cast<std::uint64_t>(max), expected));
+        }
+    }
+
+    // Sets `field` to the value of `env` when given and one of `allowed`.
+    void choice(const char* env, std::string& field, std::initializer_list<const char*> allowed,
+                const std::string& expected) const {
+        if (auto v = get(env)) {
+            if (std::none_of(allowed.begin(), allowed.end(), [&](const char* a) { return *v == a; })) {
+                throw bad(env, expected, *v);
+            }
+            field = *v;
+        }
+    }
+
+    // Sets `field` to the value of `env` when given and a valid Redis name.
+    void name(const char* env, std::string& field) const {
+        if (auto v = get(env)) {
+            if (!valid_name(*v)) throw bad(env, "a non-empty name without spaces", *v);
+            field = *v;
+        }
+    }
+
+private:
+    const std::map<std::string, std::string>& m_flags;
+};
+
+// Redis and storage: where the work comes from and goes.
+void load_names(const Source& source, Config& c) {
+    if (auto v = source.get("INGEST_REDIS_URL")) {
+        try {
+            jobs::parse_redis_url(*v);
+        } catch (const std::invalid_argument& e) {
+            throw bad("INGEST_REDIS_URL",
+                      std::string("redis://[:password@]host:port/db or unix:///path (") + e.what() + ")", *v);
+        }
+        c.redis_url = *v;
+        c.redis_url_given = true;
+    }
+    source.name("INGEST_STREAM", c.stream);
+    source.name("INGEST_GROUP", c.group);
+    source.name("INGEST_CONSUMER", c.consumer);
+    if (auto v = source.get("INGEST_KEY_PREFIX")) {
+        if (has_control_or_space(*v)) throw bad("INGEST_KEY_PREFIX", "a prefix without spaces", *v);
+        c.key_prefix = *v;
+    }
+    if (auto v = source.get("INGEST_STORAGE_ROOT")) {
+        if (v->empty()) throw bad("INGEST_STORAGE_ROOT", "a folder path", *v);
+        c.storage_root = *v;
+    }
+}
+
+// How the worker runs: jobs in flight, its HTTP endpoint, OCR.
+void load_service(const Source& source, Config& c) {
+    source.number("INGEST_CONCURRENCY", c.concurrency, 1, 1024, k_positive);
+    if (auto v = source.get("INGEST_HTTP_ADDR")) {
+        if (*v != "off") {
+            auto colon = v->rfind(':');
+            if (colon == std::string::npos || colon == 0) throw bad("INGEST_HTTP_ADDR", "host:port or off", *v);
+            parse_u64("INGEST_HTTP_ADDR", v->substr(colon + 1), 0, 65535, "host:port or off");
+        }
+        c.http_addr = *v;
+    }
+    if (auto v = source.get("INGEST_OCR_LANGS")) {
+        bool ok = !v->empty();
+        for (char ch : *v) ok = ok && (std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '+');
+        if (!ok) throw bad("INGEST_OCR_LANGS", "Tesseract language names joined with +", *v);
+        c.ocr_langs = *v;
+    }
+    source.choice("INGEST_OCR_MODE", c.ocr_mode, {"auto", "force", "off"}, "auto, force or off");
+}
+
+// What one file may cost, and how long the queue waits for it.
+void load_limits(const Source& source, Config& c) {
+    source.number<std::uint64_t>("INGEST_MAX_FILE_BYTES", c.max_file_bytes, 1, UINT64_MAX / 2, "a positive byte count");
+    source.number<std::uint64_t>("INGEST_MAX_PIXELS", c.max_pixels, 1, UINT64_MAX / 2, "a positive pixel count");
+    source.number("INGEST_MAX_PAGES", c.max_pages, 1, 10000000, k_positive);
+    source.number("INGEST_MAX_OCR_PAGES", c.max_ocr_pages, 0, 10000000, "a non-negative integer");
+    source.number<std::uint64_t>("INGEST_MAX_TEXT_BYTES", c.max_text_bytes, 1, 512ULL << 20,
+                                 "a byte count from 1 to 536870912");
+    source.number("INGEST_JOB_TIMEOUT_S", c.job_timeout_s, 1, 86400, "seconds from 1 to 86400");
+    source.number("INGEST_JOB_MEMORY_MB", c.job_memory_mb, 64, 1 << 20, "megabytes, at least 64");
+    source.number("INGEST_CLAIM_IDLE_MS", c.claim_idle_ms, 100, 86400000, "milliseconds, at least 100");
+    source.number("INGEST_MAX_DELIVERIES", c.max_deliveries, 1, 1000000, k_positive);
+    source.number("INGEST_SHUTDOWN_GRACE_S", c.shutdown_grace_s, 0, 86400, "seconds from 0 to 86400");
+    source.number("INGEST_WEBP_QUALITY", c.webp_quality, 1, 100, "an integer from 1 to 100");
+}
+
+// Reuse of results, and logging.
+void load_behaviour(const Source& source, Config& c) {
+    std::string reuse = c.reuse ? "on" : "off";
+    source.choice("INGEST_REUSE", reuse, {"on", "off"}, "on or off");
+    c.reuse = reuse == "on";
+    source.choice("INGEST_LOG_FORMAT", c.log_format, {"text", "json"}, "text or json");
+    source.choice("INGEST_LOG_LEVEL", c.log_level, {"trace", "debug", "info", "warn", "error", "critical", "off"},
+                  "trace, debug, info, warn, error, critical or off");
 }
 
 } // namespace
@@ -85,107 +200,16 @@ const std::vector<Setting>& settings() {
 }
 
 Config load_config(const std::map<std::string, std::string>& flags) {
+    const Source source(flags);
     Config c;
     unsigned cores = std::thread::hardware_concurrency();
     c.concurrency = cores == 0 ? 1 : static_cast<int>(cores);
     c.consumer = default_consumer();
-
-    auto value = [&](const char* env, std::string& out) -> bool {
-        if (auto it = flags.find(env); it != flags.end()) {
-            out = it->second;
-            return true;
-        }
-        if (const char* v = std::getenv(env); v != nullptr) {
-            out = v;
-            return true;
-        }
-        return false;
-    };
-    const std::string pos = "a positive integer";
-    std::string v;
-    if (value("INGEST_REDIS_URL", v)) {
-        try {
-            jobs::parse_redis_url(v);
-        } catch (const std::invalid_argument& e) {
-            throw bad("INGEST_REDIS_URL",
-                      std::string("redis://[:password@]host:port/db or unix:///path (") + e.what() + ")", v);
-        }
-        c.redis_url = v;
-        c.redis_url_given = true;
-    }
-    auto name = [&](const char* env, std::string& field) {
-        if (value(env, v)) {
-            if (!valid_name(v)) throw bad(env, "a non-empty name without spaces", v);
-            field = v;
-        }
-    };
-    name("INGEST_STREAM", c.stream);
-    name("INGEST_GROUP", c.group);
-    name("INGEST_CONSUMER", c.consumer);
-    if (value("INGEST_KEY_PREFIX", v)) {
-        for (unsigned char ch : v) {
-            if (ch <= 0x20 || ch == 0x7F) throw bad("INGEST_KEY_PREFIX", "a prefix without spaces", v);
-        }
-        c.key_prefix = v;
-    }
-    if (value("INGEST_STORAGE_ROOT", v)) {
-        if (v.empty()) throw bad("INGEST_STORAGE_ROOT", "a folder path", v);
-        c.storage_root = v;
-    }
-    if (value("INGEST_CONCURRENCY", v)) c.concurrency = parse_int("INGEST_CONCURRENCY", v, 1, 1024, pos);
-    if (value("INGEST_HTTP_ADDR", v)) {
-        if (v != "off") {
-            auto colon = v.rfind(':');
-            if (colon == std::string::npos || colon == 0) throw bad("INGEST_HTTP_ADDR", "host:port or off", v);
-            parse_int("INGEST_HTTP_ADDR", v.substr(colon + 1), 0, 65535, "host:port or off");
-        }
-        c.http_addr = v;
-    }
-    if (value("INGEST_OCR_LANGS", v)) {
-        bool ok = !v.empty();
-        for (char ch : v) ok = ok && (std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '+');
-        if (!ok) throw bad("INGEST_OCR_LANGS", "Tesseract language names joined with +", v);
-        c.ocr_langs = v;
-    }
-    if (value("INGEST_OCR_MODE", v)) {
-        if (v != "auto" && v != "force" && v != "off") throw bad("INGEST_OCR_MODE", "auto, force or off", v);
-        c.ocr_mode = v;
-    }
-    if (value("INGEST_MAX_FILE_BYTES", v))
-        c.max_file_bytes = parse_u64("INGEST_MAX_FILE_BYTES", v, 1, UINT64_MAX / 2, "a positive byte count");
-    if (value("INGEST_MAX_PIXELS", v))
-        c.max_pixels = parse_u64("INGEST_MAX_PIXELS", v, 1, UINT64_MAX / 2, "a positive pixel count");
-    if (value("INGEST_MAX_PAGES", v)) c.max_pages = parse_int("INGEST_MAX_PAGES", v, 1, 10000000, pos);
-    if (value("INGEST_MAX_OCR_PAGES", v))
-        c.max_ocr_pages = parse_int("INGEST_MAX_OCR_PAGES", v, 0, 10000000, "a non-negative integer");
-    if (value("INGEST_MAX_TEXT_BYTES", v))
-        c.max_text_bytes = parse_u64("INGEST_MAX_TEXT_BYTES", v, 1, 512ULL << 20, "a byte count from 1 to 536870912");
-    if (value("INGEST_JOB_TIMEOUT_S", v))
-        c.job_timeout_s = parse_int("INGEST_JOB_TIMEOUT_S", v, 1, 86400, "seconds from 1 to 86400");
-    if (value("INGEST_JOB_MEMORY_MB", v))
-        c.job_memory_mb = parse_int("INGEST_JOB_MEMORY_MB", v, 64, 1 << 20, "megabytes, at least 64");
-    if (value("INGEST_CLAIM_IDLE_MS", v))
-        c.claim_idle_ms = parse_int("INGEST_CLAIM_IDLE_MS", v, 100, 86400000, "milliseconds, at least 100");
-    if (value("INGEST_MAX_DELIVERIES", v)) c.max_deliveries = parse_int("INGEST_MAX_DELIVERIES", v, 1, 1000000, pos);
-    if (value("INGEST_SHUTDOWN_GRACE_S", v))
-        c.shutdown_grace_s = parse_int("INGEST_SHUTDOWN_GRACE_S", v, 0, 86400, "seconds from 0 to 86400");
-    if (value("INGEST_WEBP_QUALITY", v))
-        c.webp_quality = parse_int("INGEST_WEBP_QUALITY", v, 1, 100, "an integer from 1 to 100");
-    if (value("INGEST_REUSE", v)) {
-        if (v != "on" && v != "off") throw bad("INGEST_REUSE", "on or off", v);
-        c.reuse = v == "on";
-    }
-    if (value("INGEST_LOG_FORMAT", v)) {
-        if (v != "text" && v != "json") throw bad("INGEST_LOG_FORMAT", "text or json", v);
-        c.log_format = v;
-    }
-    if (value("INGEST_LOG_LEVEL", v)) {
-        static const char* levels[] = {"trace", "debug", "info", "warn", "error", "critical", "off"};
-        bool ok = false;
-        for (const char* l : levels) ok = ok || v == l;
-        if (!ok) throw bad("INGEST_LOG_LEVEL", "trace, debug, info, warn, error, critical or off", v);
-        c.log_level = v;
-    }
+    // In the order of settings(): the first bad value is the one reported.
+    load_names(source, c);
+    load_service(source, c);
+    load_limits(source, c);
+    load_behaviour(source, c);
     return c;
 }
 

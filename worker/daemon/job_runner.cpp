@@ -1,11 +1,11 @@
 #include "worker/daemon/job_runner.hpp"
 
 #include "core/backoff.hpp"
+#include "extractors/sniff/content_type.hpp"
 #include "worker/config/log.hpp"
 #include "worker/daemon/dedup.hpp"
 #include "worker/http/metrics.hpp"
 
-#include <algorithm>
 #include <thread>
 
 namespace worker {
@@ -17,19 +17,38 @@ double seconds_since(Clock::time_point t) {
     return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
-std::string content_kind(const std::vector<std::pair<std::string, std::string>>& fields) {
-    for (const auto& [k, v] : fields) {
-        if (k == "content_type") {
-            if (v == "application/pdf") return "pdf";
-            if (v.rfind("image/", 0) == 0) return "image";
-            if (v.rfind("text/", 0) == 0 || v == "application/json") return "text";
-            return "other";
-        }
-    }
-    return "unknown";
+std::string ms_since(Clock::time_point t) {
+    return std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t).count());
+}
+
+// The metric label of the detected type: the kind the extractors classify it as, or
+// "unknown" when no type was detected (a file that failed before).
+std::string kind_label(const PipelineResult& result) {
+    const std::string* type = find_field(result, "content_type");
+    return type ? std::string(extractors::to_string(extractors::kind_of(*type))) : "unknown";
 }
 
 } // namespace
+
+struct JobRunner::Job {
+    // Members initialise in this order: the clock starts before the entry is parsed.
+    Job(const jobs::Delivery& d, const std::function<bool()>& lost)
+        : delivery(d), lease_lost(lost), parsed(jobs::parse_event(d.entry_id, d.fields)) {}
+
+    const jobs::Delivery& delivery;
+    const std::function<bool()>& lease_lost;
+    const Clock::time_point started = Clock::now();
+    const std::string started_at = jobs::utc_now_rfc3339();
+    const jobs::ParsedEntry parsed;
+    Fields common;           // bookkeeping and event fields, in the processing write and the commit
+    PipelineResult result;   // what the file's processing (or reuse) produced
+    std::uint64_t size = 0;  // the input's size, once opened
+    std::string reused_from; // the file whose result was reused, if any
+
+    const jobs::Event& event() const { return parsed.event; }
+    const std::string& file_id() const { return parsed.event.file_id; }
+    const std::string& entry_id() const { return delivery.entry_id; }
+};
 
 JobRunner::JobRunner(const Config& config, const jobs::Queue& queue, const Store& storage, Metrics& metrics,
                      const std::atomic<bool>& stopping, Analyse analyse)
@@ -64,197 +83,234 @@ jobs::Fence JobRunner::with_retry(const char* what, const std::function<jobs::Fe
 }
 
 void JobRunner::run(const jobs::Delivery& d, const std::function<bool()>& lease_lost) {
-    const auto started = Clock::now();
-    const std::string started_at = jobs::utc_now_rfc3339();
-    jobs::ParsedEntry parsed = jobs::parse_event(d.entry_id, d.fields);
-    const jobs::Event& ev = parsed.event;
+    Job job(d, lease_lost);
     try {
-        if (parsed.verdict == jobs::ParsedEntry::Verdict::dead_letter) {
-            auto f = with_retry("dead letter",
-                                [&] { return m_queue.dead_letter(m_redis, d, "", parsed.reason, false, {}); });
-            m_metrics.job("dead", "unknown");
-            log::warn("event dead-lettered: " + parsed.reason,
-                      {{"event_id", d.entry_id}, {"stage", "validate"}, {"fence", jobs::to_string(f)}});
-            return;
-        }
-        if (d.deliveries > m_config.max_deliveries) {
-            std::string why = "delivered " + std::to_string(d.deliveries) +
-                              " times, more than INGEST_MAX_DELIVERIES=" + std::to_string(m_config.max_deliveries);
-            std::vector<std::pair<std::string, std::string>> meta = {
-                {"error_code", "gave_up"},
-                {"error", "The event was delivered " + std::to_string(d.deliveries) +
-                              " times without finishing and was moved to the dead-letter stream."},
-                {"attempts", std::to_string(d.deliveries)},
-                {"worker", m_config.consumer},
-                {"finished_at", jobs::utc_now_rfc3339()}};
-            auto f =
-                with_retry("dead letter", [&] { return m_queue.dead_letter(m_redis, d, ev.file_id, why, true, meta); });
-            m_metrics.job("dead", "unknown");
-            log::error("event gave up: " + why,
-                       {{"file_id", ev.file_id}, {"event_id", d.entry_id}, {"fence", jobs::to_string(f)}});
-            return;
-        }
-
-        std::vector<std::pair<std::string, std::string>> common = {
-            {"attempts", std::to_string(d.deliveries)},
-            {"worker", m_config.consumer},
-            {"started_at", started_at},
-        };
-        if (!ev.storage_key.empty()) common.emplace_back("storage_key", ev.storage_key);
-        common.emplace_back("steps", ev.steps.empty() ? "text,thumbnails" : ev.steps);
-        if (!ev.declared_content_type.empty()) common.emplace_back("declared_content_type", ev.declared_content_type);
-        if (!ev.name.empty()) common.emplace_back("name", ev.name);
-        if (!ev.owner.empty()) common.emplace_back("owner", ev.owner);
-
-        if (parsed.verdict == jobs::ParsedEntry::Verdict::ok) {
-            auto f =
-                with_retry("processing write", [&] { return m_queue.start(m_redis, d.entry_id, ev.file_id, common); });
-            if (f != jobs::Fence::ok) {
-                m_metrics.job(jobs::to_string(f), "unknown");
-                log::info("event skipped",
-                          {{"file_id", ev.file_id}, {"event_id", d.entry_id}, {"fence", jobs::to_string(f)}});
-                return;
-            }
-        }
-
-        // Another worker took the entry over (this worker's lease lapsed, e.g. Redis was away
-        // longer than INGEST_CLAIM_IDLE_MS): its result will be the one committed. The commit
-        // is fenced anyway; stopping early saves the work and the output writes.
-        auto abandoned = [&](const char* stage) {
-            if (!lease_lost || !lease_lost()) return false;
-            ++m_metrics.leases_lost;
-            m_metrics.job("lost", "unknown");
-            log::warn("lease lost; job abandoned without committing",
-                      {{"file_id", ev.file_id}, {"event_id", d.entry_id}, {"stage", stage}});
-            return true;
-        };
-
-        PipelineResult result;
-        std::uint64_t parsed_size = 0;
-        if (parsed.verdict == jobs::ParsedEntry::Verdict::invalid_event) {
-            result = file_failure(core::ErrorCode::invalid_event, parsed.reason);
-        } else {
-            JobSpec spec;
-            spec.file_id = ev.file_id;
-            spec.step_text = ev.step_text;
-            spec.step_thumbnails = ev.step_thumbnails;
-            spec.expected_size = ev.size;
-            spec.expected_sha256 = ev.sha256;
-            PipelineOptions options = m_options;
-            options.deadline = started + std::chrono::seconds(m_config.job_timeout_s);
-            core::Backoff backoff(std::chrono::milliseconds(50), std::chrono::milliseconds(2000));
-            for (int attempt = 0;; ++attempt) {
-                try {
-                    auto t0 = Clock::now();
-                    Store::Input in = m_storage.open_input(ev.storage_key, m_config.max_file_bytes);
-                    parsed_size = in.size;
-                    std::string hash = hash_and_check(in.fd.get(), in.size, spec);
-                    m_metrics.bytes_hashed += static_cast<long long>(in.size);
-                    m_metrics.stage("hash", seconds_since(t0));
-                    if (m_config.reuse && in.size >= k_dedup_min_bytes) {
-                        std::optional<PipelineResult> reused;
-                        with_retry("content-hash lookup", [&] {
-                            reused = reuse_identical(m_redis, m_queue.names(), m_storage, hash, spec, m_version);
-                            return jobs::Fence::ok;
-                        });
-                        if (reused) {
-                            result = std::move(*reused);
-                            break;
-                        }
-                    }
-                    auto t1 = Clock::now();
-                    result = m_analyse(in.fd.get(), in.size, hash, spec, options);
-                    m_metrics.stage("analyse", seconds_since(t1));
-                    if (abandoned("analyse")) return;
-                    for (const auto& out : result.outputs) {
-                        m_storage.write(out.key, out.bytes);
-                    }
-                    break;
-                } catch (const core::FileError& e) {
-                    if (e.transient() && attempt < 3 && !m_stopping) {
-                        auto wait = backoff.next();
-                        log::warn("storage error, retrying", {{"file_id", ev.file_id}, {"error", e.what()}});
-                        std::this_thread::sleep_for(wait);
-                        continue;
-                    }
-                    result = file_failure(e.code(), e.what());
-                    break;
-                }
-            }
-        }
-
-        auto fields = std::move(result.fields);
-        fields.emplace_back("status", !result.file_error_code ? "done" : "failed");
-        fields.insert(fields.end(), common.begin(), common.end());
-        fields.emplace_back("finished_at", jobs::utc_now_rfc3339());
-        fields.emplace_back(
-            "duration_ms",
-            std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started).count()));
-        fields.emplace_back("pipeline_version", m_version);
-        const std::string kind = content_kind(fields);
-        // Index finished results for content-hash reuse; a reused result keeps its source.
-        const auto source =
-            std::find_if(fields.begin(), fields.end(), [](const auto& kv) { return kv.first == "deduplicated_from"; });
-        const std::string deduplicated_from = source == fields.end() ? std::string() : source->second;
-        const bool reused = !deduplicated_from.empty();
-        // A parser stopped by a limit or a crash says nothing lasting about the bytes: such a
-        // result is not offered for reuse (the next upload of the same bytes tries again).
-        const bool stopped = std::any_of(fields.begin(), fields.end(), [](const auto& kv) {
-            return kv.first.size() >= 10 && kv.first.compare(kv.first.size() - 10, 10, "error_code") == 0 &&
-                   (kv.second == "timeout" || kv.second == "crashed" || kv.second == "memory_limit");
-        });
-        const std::string index_hash =
-            !result.file_error_code && !reused && !stopped && parsed_size >= k_dedup_min_bytes ? result.content_hash
-                                                                                               : std::string();
-        if (abandoned("commit")) return;
-        auto t2 = Clock::now();
-        auto f = with_retry("final commit", [&] {
-            return m_queue.commit(m_redis, d.entry_id, ev.file_id, fields, result.clear, index_hash);
-        });
-        m_metrics.stage("commit", seconds_since(t2));
-        m_metrics.stage("total", seconds_since(started));
-        const std::string outcome = f != jobs::Fence::ok      ? jobs::to_string(f)
-                                    : !result.file_error_code ? "done"
-                                                              : "failed";
-        m_metrics.job(outcome, kind);
-        const std::string ms =
-            std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started).count());
-        if (f == jobs::Fence::lost) {
-            ++m_metrics.leases_lost;
-            log::warn("lease lost before the commit; result discarded",
-                      {{"file_id", ev.file_id}, {"event_id", d.entry_id}, {"stage", "commit"}, {"duration_ms", ms}});
-        } else if (result.file_error_code) {
-            log::warn("file failed: " + result.file_error,
-                      {{"file_id", ev.file_id},
-                       {"event_id", d.entry_id},
-                       {"error_code", std::string(core::to_string(*result.file_error_code))},
-                       {"stage", "commit"},
-                       {"duration_ms", ms},
-                       {"fence", jobs::to_string(f)}});
-        } else if (reused) {
-            log::info("file done from a finished file's results (identical bytes)",
-                      {{"file_id", ev.file_id},
-                       {"event_id", d.entry_id},
-                       {"type", kind},
-                       {"deduplicated_from", deduplicated_from},
-                       {"stage", "commit"},
-                       {"duration_ms", ms},
-                       {"fence", jobs::to_string(f)}});
-        } else {
-            log::info(result.step_failed ? "file done with a failed step" : "file done",
-                      {{"file_id", ev.file_id},
-                       {"event_id", d.entry_id},
-                       {"type", kind},
-                       {"stage", "commit"},
-                       {"duration_ms", ms},
-                       {"fence", jobs::to_string(f)}});
-        }
-    } catch (const std::exception& e) {
-        // A bug or an unexpected Redis reply: the entry stays pending and is redelivered,
+        if (dead_lettered(job)) return;
+        job.common = common_fields(job);
+        if (job.parsed.verdict == jobs::ParsedEntry::Verdict::ok && !write_processing(job)) return;
+        if (!produce(job)) return;
+        commit(job);
+    } catch (const jobs::RedisReplyError& e) {
+        // Redis refused a command of this job: the entry stays pending and is redelivered,
         // and after INGEST_MAX_DELIVERIES it is dead-lettered.
         m_metrics.job("error", "unknown");
+        log::error(std::string("job aborted by a Redis refusal, left pending: ") + e.what(),
+                   {{"file_id", job.file_id()}, {"event_id", d.entry_id}, {"redis_reply", e.reply()}});
+    } catch (const std::exception& e) {
+        // A bug or an unexpected failure: left pending like a refusal.
+        m_metrics.job("error", "unknown");
         log::error(std::string("job aborted, left pending: ") + e.what(),
-                   {{"file_id", ev.file_id}, {"event_id", d.entry_id}});
+                   {{"file_id", job.file_id()}, {"event_id", d.entry_id}});
+    }
+}
+
+// Validation: an entry without a valid file_id, or delivered too often, goes to the
+// dead-letter stream instead of being processed.
+bool JobRunner::dead_lettered(const Job& job) {
+    const jobs::Delivery& d = job.delivery;
+    if (job.parsed.verdict == jobs::ParsedEntry::Verdict::dead_letter) {
+        auto f = with_retry("dead letter",
+                            [&] { return m_queue.dead_letter(m_redis, d, "", job.parsed.reason, false, {}); });
+        m_metrics.job("dead", "unknown");
+        log::warn("event dead-lettered: " + job.parsed.reason,
+                  {{"event_id", d.entry_id}, {"stage", "validate"}, {"fence", jobs::to_string(f)}});
+        return true;
+    }
+    if (d.deliveries <= m_config.max_deliveries) return false;
+    const std::string times = std::to_string(d.deliveries);
+    const std::string why =
+        "delivered " + times + " times, more than INGEST_MAX_DELIVERIES=" + std::to_string(m_config.max_deliveries);
+    const Fields meta = {{"error_code", std::string(core::to_string(core::ErrorCode::gave_up))},
+                         {"error", "The event was delivered " + times +
+                                       " times without finishing and was moved to the dead-letter stream."},
+                         {"attempts", times},
+                         {"worker", m_config.consumer},
+                         {"finished_at", jobs::utc_now_rfc3339()}};
+    auto f = with_retry("dead letter", [&] { return m_queue.dead_letter(m_redis, d, job.file_id(), why, true, meta); });
+    m_metrics.job("dead", "unknown");
+    log::error("event gave up: " + why,
+               {{"file_id", job.file_id()}, {"event_id", d.entry_id}, {"fence", jobs::to_string(f)}});
+    return true;
+}
+
+JobRunner::Fields JobRunner::common_fields(const Job& job) const {
+    const jobs::Event& ev = job.event();
+    Fields common = {
+        {"attempts", std::to_string(job.delivery.deliveries)},
+        {"worker", m_config.consumer},
+        {"started_at", job.started_at},
+    };
+    if (!ev.storage_key.empty()) common.emplace_back("storage_key", ev.storage_key);
+    common.emplace_back("steps", ev.steps.empty() ? "text,thumbnails" : ev.steps);
+    if (!ev.declared_content_type.empty()) common.emplace_back("declared_content_type", ev.declared_content_type);
+    if (!ev.name.empty()) common.emplace_back("name", ev.name);
+    if (!ev.owner.empty()) common.emplace_back("owner", ev.owner);
+    return common;
+}
+
+// The fenced `processing` write; false (the entry acknowledged or lost) when the job must
+// not go on.
+bool JobRunner::write_processing(const Job& job) {
+    auto f = with_retry("processing write",
+                        [&] { return m_queue.start(m_redis, job.entry_id(), job.file_id(), job.common); });
+    if (f == jobs::Fence::ok) return true;
+    m_metrics.job(jobs::to_string(f), "unknown");
+    log::info("event skipped",
+              {{"file_id", job.file_id()}, {"event_id", job.entry_id()}, {"fence", jobs::to_string(f)}});
+    return false;
+}
+
+// Another worker took the entry over (this worker's lease lapsed, e.g. Redis was away
+// longer than INGEST_CLAIM_IDLE_MS): its result will be the one committed. The commit is
+// fenced anyway; stopping early saves the work and the output writes.
+bool JobRunner::abandoned(const Job& job, const char* stage) {
+    if (!job.lease_lost || !job.lease_lost()) return false;
+    ++m_metrics.leases_lost;
+    m_metrics.job("lost", "unknown");
+    log::warn("lease lost; job abandoned without committing",
+              {{"file_id", job.file_id()}, {"event_id", job.entry_id()}, {"stage", stage}});
+    return true;
+}
+
+// Fills job.result: the file's failure, a reused result, or the analysis with its outputs
+// written. False when the job was abandoned.
+bool JobRunner::produce(Job& job) {
+    if (job.parsed.verdict == jobs::ParsedEntry::Verdict::invalid_event) {
+        job.result = file_failure(core::ErrorCode::invalid_event, job.parsed.reason);
+        return true;
+    }
+    const jobs::Event& ev = job.event();
+    JobSpec spec;
+    spec.file_id = ev.file_id;
+    spec.step_text = ev.step_text;
+    spec.step_thumbnails = ev.step_thumbnails;
+    spec.expected_size = ev.size;
+    spec.expected_sha256 = ev.sha256;
+    PipelineOptions options = m_options;
+    options.deadline = job.started + std::chrono::seconds(m_config.job_timeout_s);
+    return with_storage_retry(job, [&] { return process_input(job, spec, options); });
+}
+
+// Transient storage errors are retried a few times; a permanent one, or the last, becomes
+// the file's failure.
+bool JobRunner::with_storage_retry(Job& job, const std::function<bool()>& attempt) {
+    core::Backoff backoff(std::chrono::milliseconds(50), std::chrono::milliseconds(2000));
+    for (int tries = 0;; ++tries) {
+        try {
+            return attempt();
+        } catch (const core::FileError& e) {
+            if (e.transient() && tries < 3 && !m_stopping) {
+                auto wait = backoff.next();
+                log::warn("storage error, retrying", {{"file_id", job.file_id()}, {"error", e.what()}});
+                std::this_thread::sleep_for(wait);
+                continue;
+            }
+            job.result = file_failure(e.code(), e.what());
+            return true;
+        }
+    }
+}
+
+// Reads and hashes the input, then reuses a finished result for identical bytes or
+// analyses it and writes its outputs. Throws core::FileError.
+bool JobRunner::process_input(Job& job, const JobSpec& spec, const PipelineOptions& options) {
+    auto t0 = Clock::now();
+    Store::Input in = m_storage.open_input(job.event().storage_key, m_config.max_file_bytes);
+    job.size = in.size;
+    std::string hash = hash_and_check(in.fd.get(), in.size, spec);
+    m_metrics.bytes_hashed += static_cast<long long>(in.size);
+    m_metrics.stage("hash", seconds_since(t0));
+    if (m_config.reuse && in.size >= k_dedup_min_bytes && reuse(job, hash, spec)) return true;
+    auto t1 = Clock::now();
+    job.result = m_analyse(in.fd.get(), in.size, hash, spec, options);
+    m_metrics.stage("analyse", seconds_since(t1));
+    if (abandoned(job, "analyse")) return false;
+    for (const auto& out : job.result.outputs) {
+        m_storage.write(out.key, out.bytes);
+    }
+    return true;
+}
+
+bool JobRunner::reuse(Job& job, const std::string& hash, const JobSpec& spec) {
+    std::optional<ReusedResult> reused;
+    with_retry("content-hash lookup", [&] {
+        reused = reuse_identical(m_redis, m_queue.names(), m_storage, hash, spec, m_version);
+        return jobs::Fence::ok;
+    });
+    if (!reused) return false;
+    job.result = std::move(reused->result);
+    job.reused_from = std::move(reused->source_file_id);
+    return true;
+}
+
+JobRunner::Fields JobRunner::final_fields(Job& job) const {
+    Fields fields = std::move(job.result.fields);
+    fields.emplace_back("status", !job.result.file_error_code ? "done" : "failed");
+    fields.insert(fields.end(), job.common.begin(), job.common.end());
+    fields.emplace_back("finished_at", jobs::utc_now_rfc3339());
+    fields.emplace_back("duration_ms", ms_since(job.started));
+    fields.emplace_back("pipeline_version", m_version);
+    return fields;
+}
+
+// Finished results are indexed for content-hash reuse, except a reused one (it keeps its
+// source) and one whose parser was stopped by a limit or a crash: that says nothing lasting
+// about the bytes, so the next upload of the same bytes tries again.
+std::string JobRunner::index_hash(const Job& job) const {
+    const PipelineResult& r = job.result;
+    const bool indexed =
+        !r.file_error_code && job.reused_from.empty() && !r.parser_stopped() && job.size >= k_dedup_min_bytes;
+    return indexed ? r.content_hash : std::string();
+}
+
+void JobRunner::commit(Job& job) {
+    const std::string kind = kind_label(job.result);
+    const std::string index = index_hash(job);
+    const Fields fields = final_fields(job);
+    if (abandoned(job, "commit")) return;
+    auto t2 = Clock::now();
+    auto f = with_retry("final commit", [&] {
+        return m_queue.commit(m_redis, job.entry_id(), job.file_id(), fields, job.result.clear, index);
+    });
+    m_metrics.stage("commit", seconds_since(t2));
+    m_metrics.stage("total", seconds_since(job.started));
+    const std::string outcome = f != jobs::Fence::ok          ? jobs::to_string(f)
+                                : !job.result.file_error_code ? "done"
+                                                              : "failed";
+    m_metrics.job(outcome, kind);
+    log_outcome(job, f, kind);
+}
+
+void JobRunner::log_outcome(const Job& job, jobs::Fence f, const std::string& kind) {
+    const std::string ms = ms_since(job.started);
+    const std::string fence = jobs::to_string(f);
+    const PipelineResult& r = job.result;
+    if (f == jobs::Fence::lost) {
+        ++m_metrics.leases_lost;
+        log::warn("lease lost before the commit; result discarded",
+                  {{"file_id", job.file_id()}, {"event_id", job.entry_id()}, {"stage", "commit"}, {"duration_ms", ms}});
+    } else if (r.file_error_code) {
+        log::warn("file failed: " + r.file_error, {{"file_id", job.file_id()},
+                                                   {"event_id", job.entry_id()},
+                                                   {"error_code", std::string(core::to_string(*r.file_error_code))},
+                                                   {"stage", "commit"},
+                                                   {"duration_ms", ms},
+                                                   {"fence", fence}});
+    } else if (!job.reused_from.empty()) {
+        log::info("file done from a finished file's results (identical bytes)", {{"file_id", job.file_id()},
+                                                                                 {"event_id", job.entry_id()},
+                                                                                 {"type", kind},
+                                                                                 {"deduplicated_from", job.reused_from},
+                                                                                 {"stage", "commit"},
+                                                                                 {"duration_ms", ms},
+                                                                                 {"fence", fence}});
+    } else {
+        log::info(r.step_failed ? "file done with a failed step" : "file done", {{"file_id", job.file_id()},
+                                                                                 {"event_id", job.entry_id()},
+                                                                                 {"type", kind},
+                                                                                 {"stage", "commit"},
+                                                                                 {"duration_ms", ms},
+                                                                                 {"fence", fence}});
     }
 }
 

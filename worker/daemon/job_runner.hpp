@@ -34,7 +34,22 @@ public:
     jobs::Redis& redis() { return m_redis; }
 
 private:
+    struct Job; // one delivery's state from stage to stage (job_runner.cpp)
+    using Fields = std::vector<std::pair<std::string, std::string>>;
+
     jobs::Fence with_retry(const char* what, const std::function<jobs::Fence()>& call);
+    bool dead_lettered(const Job& job);
+    Fields common_fields(const Job& job) const;
+    bool write_processing(const Job& job);
+    bool abandoned(const Job& job, const char* stage);
+    bool produce(Job& job);
+    bool with_storage_retry(Job& job, const std::function<bool()>& attempt);
+    bool process_input(Job& job, const JobSpec& spec, const PipelineOptions& options);
+    bool reuse(Job& job, const std::string& hash, const JobSpec& spec);
+    Fields final_fields(Job& job) const;
+    std::string index_hash(const Job& job) const;
+    void commit(Job& job);
+    void log_outcome(const Job& job, jobs::Fence fence, const std::string& kind);
 
     const Config& m_config;
     const jobs::Queue& m_queue;

@@ -117,26 +117,20 @@ std::optional<Message> receive_blocking(int sock) {
             for (std::size_t i = 0; i < count; ++i) {
                 int got;
                 std::memcpy(&got, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
-                if (m.fd < 0) {
-                    m.fd = got;
-                } else {
-                    ::close(got);
-                }
+                core::Fd owned(got); // the first rides on the message; any other closes here
+                if (!m.fd) m.fd = std::move(owned);
             }
         }
     }
-    auto fail = [&]() -> std::optional<Message> {
-        if (m.fd >= 0) ::close(m.fd);
-        return std::nullopt;
-    };
-    if (static_cast<std::size_t>(n) < k_header && !read_all(sock, header + n, k_header - n)) return fail();
+    // On a bad frame the message, and the descriptor it owns, are dropped.
+    if (static_cast<std::size_t>(n) < k_header && !read_all(sock, header + n, k_header - n)) return std::nullopt;
     std::uint32_t type, json_len, blob_len;
-    if (!valid_header(header, type, json_len, blob_len)) return fail();
+    if (!valid_header(header, type, json_len, blob_len)) return std::nullopt;
     std::string body(json_len, '\0');
     m.blob.resize(blob_len);
-    if (!read_all(sock, body.data(), json_len) || !read_all(sock, m.blob.data(), blob_len)) return fail();
+    if (!read_all(sock, body.data(), json_len) || !read_all(sock, m.blob.data(), blob_len)) return std::nullopt;
     auto j = parse(body);
-    if (!j) return fail();
+    if (!j) return std::nullopt;
     m.type = static_cast<Type>(type);
     m.json = std::move(*j);
     return m;
@@ -222,6 +216,18 @@ void unwire(const nlohmann::json& j, core::OcrMode& out) {
     out = *mode;
 }
 
+nlohmann::json failure_to_json(const std::optional<core::Failure>& f) {
+    if (!f) return nullptr;
+    return {{"code", std::string(core::to_string(f->code))}, {"message", f->message}};
+}
+
+std::optional<core::Failure> failure_from_json(const nlohmann::json& j) {
+    if (j.is_null()) return std::nullopt;
+    const auto code = core::parse_error_code(j.at("code").get<std::string>());
+    if (!code) throw std::runtime_error("unknown step error code");
+    return core::Failure{*code, j.at("message").get<std::string>()};
+}
+
 } // namespace
 
 nlohmann::json to_json(const PipelineOptions& o) {
@@ -256,7 +262,9 @@ nlohmann::json to_json(const PipelineResult& r, std::string& blob) {
             {"fields", fields},
             {"clear", r.clear},
             {"outputs", outputs},
-            {"step_failed", r.step_failed}};
+            {"step_failed", r.step_failed},
+            {"text_error", failure_to_json(r.text_error)},
+            {"thumbnail_error", failure_to_json(r.thumbnail_error)}};
 }
 
 PipelineResult result_from_json(const nlohmann::json& j, const std::string& blob) {
@@ -273,6 +281,8 @@ PipelineResult result_from_json(const nlohmann::json& j, const std::string& blob
         }
         r.clear = j.at("clear").get<std::vector<std::string>>();
         r.step_failed = j.at("step_failed").get<bool>();
+        r.text_error = failure_from_json(j.at("text_error"));
+        r.thumbnail_error = failure_from_json(j.at("thumbnail_error"));
         std::size_t at = 0;
         for (const auto& o : j.at("outputs")) {
             const auto size = o.at("size").get<std::size_t>();

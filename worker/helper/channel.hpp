@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/fd.hpp"
 #include "worker/pipeline/pipeline.hpp"
 
 #include <chrono>
@@ -25,12 +26,12 @@ inline constexpr std::uint64_t k_max_json = 64ULL << 20;
 inline constexpr std::uint64_t k_max_blob = 256ULL << 20;
 
 /// One decoded message: a JSON header, raw bytes (outputs, back to back) and, for a
-/// request, the descriptor that came with it (-1 otherwise; the receiver owns it).
+/// request, the descriptor that came with it (empty otherwise), owned by the message.
 struct Message {
     Type type{};
     nlohmann::json json;
     std::string blob;
-    int fd = -1;
+    core::Fd fd;
 };
 
 /// Writes one message (blocking; MSG_NOSIGNAL), passing `fd` with SCM_RIGHTS when >= 0.
@@ -57,15 +58,23 @@ private:
     bool m_broken = false;
 };
 
-/// JSON forms of the plain values that cross the socket.
+/// The JSON form of a job spec, and its inverse (throws nlohmann::json::exception on a
+/// missing or mistyped member).
 nlohmann::json to_json(const JobSpec& spec);
 JobSpec spec_from_json(const nlohmann::json& j);
+
+/// The JSON form of the options: every row of INGESTD_OPTION_FIELDS by name (the deadline
+/// travels apart, as the time remaining).
 nlohmann::json to_json(const PipelineOptions& options);
+/// The inverse, with `deadline` as the options' deadline; throws std::runtime_error for an
+/// unknown OCR mode and nlohmann::json::exception for a missing or mistyped row.
 PipelineOptions options_from_json(const nlohmann::json& j, std::chrono::steady_clock::time_point deadline);
 
-/// A result as a JSON header plus its outputs back to back in `blob`.
+/// A result as a JSON header plus its outputs back to back in `blob`; the typed step
+/// failures travel as {"code","message"} or null.
 nlohmann::json to_json(const PipelineResult& result, std::string& blob);
-/// The inverse; throws std::runtime_error when sizes or types do not add up.
+/// The inverse; throws std::runtime_error when sizes or types do not add up or an error
+/// code is not one of the spec's.
 PipelineResult result_from_json(const nlohmann::json& j, const std::string& blob);
 
 } // namespace worker::helper_channel

@@ -1,5 +1,7 @@
 #include "worker/helper/sandbox.hpp"
 
+#include "core/fd.hpp"
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
@@ -50,24 +52,17 @@ constexpr std::uint64_t k_read_rights =
 constexpr std::uint64_t k_file_rights = LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_READ_FILE |
                                         LANDLOCK_ACCESS_FS_WRITE_FILE | k_fs_truncate | k_fs_ioctl_dev;
 
-struct CloseFd {
-    int fd;
-    ~CloseFd() {
-        if (fd >= 0) ::close(fd);
-    }
-};
-
 // Allows `rights` beneath `path` (or on it, when it is a file). Missing paths are skipped.
 void allow(int ruleset, const std::filesystem::path& path, std::uint64_t rights, std::uint64_t handled,
            Report& report) {
-    CloseFd fd{::open(path.c_str(), O_PATH | O_CLOEXEC)};
-    if (fd.fd < 0) return;
+    const core::Fd fd(::open(path.c_str(), O_PATH | O_CLOEXEC));
+    if (!fd) return;
     struct stat st {};
-    if (::fstat(fd.fd, &st) != 0) return;
+    if (::fstat(fd.get(), &st) != 0) return;
     if (!S_ISDIR(st.st_mode)) rights &= k_file_rights;
     landlock_path_beneath_attr attr{};
     attr.allowed_access = rights & handled;
-    attr.parent_fd = fd.fd;
+    attr.parent_fd = fd.get();
     if (::syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &attr, 0) != 0) {
         report.warnings.push_back("landlock rule for " + path.string() + ": " + std::strerror(errno));
     }
@@ -93,16 +88,16 @@ void apply_landlock(const std::filesystem::path& writable, const std::vector<std
         attr.scoped = k_scope_abstract_unix | k_scope_signal;
         size = sizeof attr;
     }
-    CloseFd ruleset{static_cast<int>(::syscall(SYS_landlock_create_ruleset, &attr, size, 0))};
-    if (ruleset.fd < 0) {
+    const core::Fd ruleset(static_cast<int>(::syscall(SYS_landlock_create_ruleset, &attr, size, 0)));
+    if (!ruleset) {
         report.warnings.push_back(std::string("Landlock ruleset refused: ") + std::strerror(errno));
         return;
     }
-    for (const auto& p : readable) allow(ruleset.fd, p, k_read_rights, attr.handled_access_fs, report);
-    allow(ruleset.fd, "/dev/null", LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_WRITE_FILE, attr.handled_access_fs,
-          report);
-    allow(ruleset.fd, writable, attr.handled_access_fs, attr.handled_access_fs, report);
-    if (::syscall(SYS_landlock_restrict_self, ruleset.fd, 0) != 0) {
+    for (const auto& p : readable) allow(ruleset.get(), p, k_read_rights, attr.handled_access_fs, report);
+    allow(ruleset.get(), "/dev/null", LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_WRITE_FILE,
+          attr.handled_access_fs, report);
+    allow(ruleset.get(), writable, attr.handled_access_fs, attr.handled_access_fs, report);
+    if (::syscall(SYS_landlock_restrict_self, ruleset.get(), 0) != 0) {
         report.warnings.push_back(std::string("Landlock restrict_self failed: ") + std::strerror(errno));
         return;
     }
@@ -129,18 +124,16 @@ void deny(scmp_filter_ctx ctx, int syscall, int err = EPERM) {
     }
 }
 
-void apply_seccomp() {
-    std::unique_ptr<void, SeccompDeleter> holder(seccomp_init(SCMP_ACT_ALLOW));
-    scmp_filter_ctx ctx = holder.get();
-    if (ctx == nullptr) throw std::runtime_error("seccomp_init failed");
-    // Every thread, including any a library started already.
-    seccomp_attr_set(ctx, SCMP_FLTATR_CTL_TSYNC, 1);
-    // No network and no new channels: the helper talks only over the socket it inherited.
+// No network and no new channels: the helper talks only over the socket it inherited.
+void deny_network(scmp_filter_ctx ctx) {
     for (int s : {SCMP_SYS(socket), SCMP_SYS(socketpair), SCMP_SYS(connect), SCMP_SYS(bind), SCMP_SYS(listen),
                   SCMP_SYS(accept), SCMP_SYS(accept4)}) {
         deny(ctx, s);
     }
-    // Nothing that reaches other processes, the kernel or the mount table.
+}
+
+// Nothing that reaches other processes, the kernel or the mount table.
+void deny_system(scmp_filter_ctx ctx) {
 #ifndef INGESTD_SANITIZE
     // (Sanitizer builds keep ptrace: LeakSanitizer stops the process's own threads with it
     // for its at-exit check, and dies with a fatal error when it is denied.)
@@ -209,6 +202,9 @@ void apply_seccomp() {
                   SCMP_SYS(mknodat)}) {
         deny(ctx, s);
     }
+}
+
+void restrict_limits_and_signals(scmp_filter_ctx ctx) {
     // Limits only go down.
     if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(prlimit64), 1, SCMP_A2(SCMP_CMP_NE, 0)) != 0) {
         throw std::runtime_error("seccomp rule for prlimit64");
@@ -220,6 +216,9 @@ void apply_seccomp() {
             throw std::runtime_error("seccomp rule for signals");
         }
     }
+}
+
+void deny_processes([[maybe_unused]] scmp_filter_ctx ctx) {
 #ifndef INGESTD_SANITIZE
     // No programs and no processes; threads are fine. (Sanitizer builds spawn the
     // symbolizer on a report, so they keep exec and fork.) clone3 hides its flags in
@@ -231,6 +230,18 @@ void apply_seccomp() {
         throw std::runtime_error("seccomp rule for clone");
     }
 #endif
+}
+
+void apply_seccomp() {
+    std::unique_ptr<void, SeccompDeleter> holder(seccomp_init(SCMP_ACT_ALLOW));
+    scmp_filter_ctx ctx = holder.get();
+    if (ctx == nullptr) throw std::runtime_error("seccomp_init failed");
+    // Every thread, including any a library started already.
+    seccomp_attr_set(ctx, SCMP_FLTATR_CTL_TSYNC, 1);
+    deny_network(ctx);
+    deny_system(ctx);
+    restrict_limits_and_signals(ctx);
+    deny_processes(ctx);
     if (int rc = seccomp_load(ctx); rc != 0) {
         throw std::runtime_error(std::string("seccomp_load failed: ") + std::strerror(-rc));
     }

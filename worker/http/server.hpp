@@ -10,12 +10,15 @@ namespace worker {
 
 struct Metrics;
 
-/// The HTTP endpoint on INGEST_HTTP_ADDR: /healthz, /readyz, /metrics, /v1/files/<id>,
-/// /v1/files/<id>/thumbnail/<size>, and a read-only dashboard at /. Runs on `io`;
-/// GET and HEAD only. Throws when the address cannot be bound.
+/// The HTTP endpoint on INGEST_HTTP_ADDR: the routes of worker/http/routes.cpp (/healthz,
+/// /readyz, /metrics, /v1/files/<id>, /v1/files/<id>/thumbnail/<size>, /v1/stats,
+/// /v1/recent and the dashboard at /), GET and HEAD only. Runs on `io`; Redis and storage
+/// reads run on a reader thread of its own, so /healthz never waits on them. Throws when
+/// the address cannot be bound or the store cannot be opened.
 class HttpServer {
 public:
     HttpServer(boost::asio::io_context& io, const Config& config, Metrics& metrics, const std::atomic<bool>& draining);
+    /// Stops accepting and stops the reader thread (after its read in progress).
     ~HttpServer();
 
 private:

@@ -1,5 +1,5 @@
-// The parts of the pipeline the worker process itself needs (options, field lists, the
-// hash check, file-level failures, the pipeline version), apart from pipeline.cpp so that
+// The parts of the pipeline the worker process itself needs (options, the hash check,
+// the result of an unparsed file, the pipeline version), apart from pipeline.cpp so that
 // the worker links no parser library: those are loaded only by `ingestd-helper`.
 #include "worker/pipeline/pipeline.hpp"
 
@@ -13,23 +13,6 @@
 #include <thread>
 
 namespace worker {
-
-const std::vector<std::string>& text_fields() {
-    static const std::vector<std::string> f = {"extraction_status",    "extracted_text",
-                                               "extracted_text_bytes", "extracted_text_key",
-                                               "extraction_method",    "page_count",
-                                               "pages_read",           "ocr_pages",
-                                               "ocr_confidence",       "extraction_error_code",
-                                               "extraction_error"};
-    return f;
-}
-
-const std::vector<std::string>& thumbnail_fields() {
-    static const std::vector<std::string> f = {
-        "thumbnail_status", "thumbnail_72_key",     "thumbnail_144_key", "thumbnail_288_key", "width",
-        "height",           "thumbnail_error_code", "thumbnail_error"};
-    return f;
-}
 
 PipelineOptions pipeline_options(const Config& c) {
     PipelineOptions o;
@@ -50,13 +33,6 @@ PipelineOptions pipeline_options(const Config& c) {
 int machine_cores() {
     const unsigned cores = std::thread::hardware_concurrency();
     return cores == 0 ? 1 : static_cast<int>(std::min(cores, 1024u));
-}
-
-std::vector<std::string> step_fields(bool text, bool thumbnails) {
-    std::vector<std::string> out;
-    if (text) out.insert(out.end(), text_fields().begin(), text_fields().end());
-    if (thumbnails) out.insert(out.end(), thumbnail_fields().begin(), thumbnail_fields().end());
-    return out;
 }
 
 std::string hash_and_check(int fd, std::uint64_t size, const JobSpec& spec) {
@@ -81,18 +57,6 @@ std::string hash_and_check(int fd, std::uint64_t size, const JobSpec& spec) {
     return h.sha256_hex;
 }
 
-PipelineResult file_failure(core::ErrorCode code, const std::string& message) {
-    PipelineResult r;
-    r.file_error_code = code;
-    r.file_error = message;
-    r.fields = {{"error_code", std::string(core::to_string(code))}, {"error", message}};
-    r.clear = step_fields(true, true);
-    for (const char* k : {"content_hash", "size_bytes", "content_type", "deduplicated_from"}) {
-        r.clear.emplace_back(k);
-    }
-    return r;
-}
-
 std::string pipeline_version(const std::string& ocr_langs) {
     static std::mutex mu;
     static std::string cached_langs, cached;
@@ -110,13 +74,13 @@ PipelineResult unparsed_result(std::uint64_t size, const std::string& content_ha
     PipelineResult result;
     result.content_hash = content_hash;
     result.fields = {{"content_hash", content_hash}, {"size_bytes", std::to_string(size)}, {"content_type", mime}};
-    if (spec.step_text) result.fields.emplace_back("extraction_status", "not_applicable");
-    if (spec.step_thumbnails) result.fields.emplace_back("thumbnail_status", "not_applicable");
+    if (spec.step_text) result.fields.emplace_back(status_field(Step::text), "not_applicable");
+    if (spec.step_thumbnails) result.fields.emplace_back(status_field(Step::thumbnails), "not_applicable");
     if (spec.step_text && spec.step_thumbnails) {
         result.clear = {"error_code", "error"};
     }
     for (const auto& name : step_fields(spec.step_text, spec.step_thumbnails)) {
-        if (name != "extraction_status" && name != "thumbnail_status") result.clear.push_back(name);
+        if (name != status_field(Step::text) && name != status_field(Step::thumbnails)) result.clear.push_back(name);
     }
     result.clear.push_back("deduplicated_from");
     return result;

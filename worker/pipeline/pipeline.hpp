@@ -3,6 +3,8 @@
 #include "core/error_code.hpp"
 #include "core/options.hpp"
 #include "worker/config/config.hpp"
+#include "worker/pipeline/result.hpp"
+#include "worker/pipeline/step.hpp"
 
 #include <chrono>
 #include <cstdint>
@@ -32,40 +34,6 @@ PipelineOptions pipeline_options(const Config& config);
 /// Cores of this machine, at least 1 (`ingestd process`, one file at a time, gives a PDF all).
 int machine_cores();
 
-/// The metadata fields owned by the text step and by the thumbnail step.
-const std::vector<std::string>& text_fields();
-const std::vector<std::string>& thumbnail_fields();
-
-/// A file produced for the store, by key relative to the storage root.
-struct OutputFile {
-    std::string key;
-    std::string bytes;
-};
-
-/// Everything one file's processing produced: the metadata fields to set, the step-owned
-/// fields to delete (those of steps that ran but have no value now), and output files.
-/// `file_error_code` set means the whole file failed (status=failed).
-struct PipelineResult {
-    std::optional<core::ErrorCode> file_error_code;
-    std::string file_error;
-    std::string content_hash;
-    std::vector<std::pair<std::string, std::string>> fields;
-    std::vector<std::string> clear;
-    std::vector<OutputFile> outputs;
-    bool step_failed = false; // some step failed (status stays done)
-    /// The typed failure of each step that failed (what the `<step>_error_code` fields say),
-    /// so that decisions (reuse, metrics, logs) read values, not field names.
-    std::optional<core::Failure> text_error;
-    std::optional<core::Failure> thumbnail_error;
-
-    /// True when a step was stopped by a limit of the job or a crash (core::stopped_parser):
-    /// such a result says nothing lasting about the bytes.
-    bool parser_stopped() const {
-        return (text_error && core::stopped_parser(text_error->code)) ||
-               (thumbnail_error && core::stopped_parser(thumbnail_error->code));
-    }
-};
-
 /// Hashes the input, checks declared size and digest. Throws core::FileError (size_mismatch,
 /// hash_mismatch, storage_error) on a file-level failure.
 std::string hash_and_check(int fd, std::uint64_t size, const JobSpec& spec);
@@ -80,16 +48,10 @@ PipelineResult analyse(int fd, std::uint64_t size, const std::string& content_ha
 /// hash_and_check then analyse, with file-level failures turned into the result.
 PipelineResult run_pipeline(int fd, std::uint64_t size, const JobSpec& spec, const PipelineOptions& options);
 
-/// Builds the fields of a whole-file failure.
-PipelineResult file_failure(core::ErrorCode code, const std::string& message);
-
 /// What analyse() gives a file of a type no step applies to (`mime` detected from the
 /// bytes, kind other, or an empty file): both steps not_applicable. Needs no parser.
 PipelineResult unparsed_result(std::uint64_t size, const std::string& content_hash, const JobSpec& spec,
                                const std::string& mime);
-
-/// Every field a commit of these steps owns, for clearing what a step no longer sets.
-std::vector<std::string> step_fields(bool text, bool thumbnails);
 
 /// "ingestd 0.1.0; libvips 8.14.1; poppler 22.12.0; tesseract 5.3.0 (eng ...)".
 std::string pipeline_version(const std::string& ocr_langs);

@@ -1,20 +1,18 @@
-#include "extractors/image_text.hpp"
-#include "extractors/pdf_text.hpp"
-#include "extractors/plain_text.hpp"
+// analyse(): type -> the extractor and the renderer registered for it -> fields. No step
+// here knows a format: a new one is a row in extractors/registry.cpp or
+// thumbnails/registry.cpp.
+#include "core/file_error.hpp"
+#include "core/layout.hpp"
+#include "extractors/registry.hpp"
 #include "extractors/sniff/content_type.hpp"
-#include "extractors/sniff/hash.hpp"
 #include "extractors/text_clean.hpp"
-#include "thumbnails/thumbnailer.hpp"
-#include "worker/config/version.hpp"
+#include "thumbnails/registry.hpp"
 #include "worker/pipeline/pipeline.hpp"
-#include "worker/storage/store.hpp"
 
 #include <algorithm>
 #include <cstdio>
-#include <mutex>
 #include <new>
 #include <span>
-#include <thread>
 
 #include <sys/mman.h>
 
@@ -54,163 +52,149 @@ std::string format_confidence(double c) {
     return buf;
 }
 
-struct Fields {
-    std::vector<std::pair<std::string, std::string>> list;
-    void set(std::string k, std::string v) { list.emplace_back(std::move(k), std::move(v)); }
-    bool has(const std::string& k) const {
-        return std::any_of(list.begin(), list.end(), [&](const auto& kv) { return kv.first == k; });
+// The result of one analyse() call as its steps fill it in.
+class Outcome {
+public:
+    explicit Outcome(const std::string& content_hash) { m_result.content_hash = content_hash; }
+
+    void set(std::string key, std::string value) { m_result.fields.emplace_back(std::move(key), std::move(value)); }
+
+    void add_output(std::string key, std::string bytes) {
+        m_result.outputs.push_back({std::move(key), std::move(bytes)});
     }
+
+    // A step's failure: `<prefix>_status=failed`, its code and sentence, the typed value in
+    // `slot`, and the file's first failure when it is the first.
+    void step_failed(const std::string& prefix, const core::Failure& failure, std::optional<core::Failure>& slot) {
+        set(prefix + "_status", "failed");
+        set(prefix + "_error_code", std::string(core::to_string(failure.code)));
+        set(prefix + "_error", failure.message);
+        slot = failure;
+        if (!m_first_error) m_first_error = failure;
+        m_result.step_failed = true;
+    }
+
+    void text_failed(const core::Failure& failure) { step_failed("extraction", failure, m_result.text_error); }
+    void thumbnail_failed(const core::Failure& failure) { step_failed("thumbnail", failure, m_result.thumbnail_error); }
+
+    // The file-wide error fields, and the clearing of every step field this run did not set.
+    PipelineResult finish(const JobSpec& spec) && {
+        if (m_first_error) {
+            set("error_code", std::string(core::to_string(m_first_error->code)));
+            set("error", m_first_error->message);
+        } else if (spec.step_text && spec.step_thumbnails) {
+            m_result.clear.push_back("error_code");
+            m_result.clear.push_back("error");
+        }
+        for (const auto& name : step_fields(spec.step_text, spec.step_thumbnails)) {
+            if (!has(name)) m_result.clear.push_back(name);
+        }
+        m_result.clear.push_back("deduplicated_from");
+        return std::move(m_result);
+    }
+
+private:
+    bool has(const std::string& key) const {
+        return std::any_of(m_result.fields.begin(), m_result.fields.end(),
+                           [&](const auto& kv) { return kv.first == key; });
+    }
+
+    PipelineResult m_result;
+    std::optional<core::Failure> m_first_error;
 };
 
-extractors::TextResult run_text(extractors::Kind kind, const std::string& mime, std::span<const unsigned char> bytes,
-                                const PipelineOptions& options, bool& applicable) {
-    const extractors::TextOptions& t = options;
-    applicable = true;
-    switch (kind) {
-    case extractors::Kind::text:
-        return extractors::extract_plain_text(bytes);
-    case extractors::Kind::pdf:
-        return extractors::extract_pdf_text(bytes, t);
-    case extractors::Kind::image:
-        if (extractors::is_ocr_image(mime) && t.ocr_mode != extractors::OcrMode::off) {
-            return extractors::extract_image_text(bytes, mime, t);
-        }
-        break;
-    case extractors::Kind::other:
-        break;
+// Runs one step; running out of memory inside it is that step's memory_limit failure, not
+// the helper's (the bytes, not the worker, were too much).
+template <typename StepResult, typename Run> StepResult run_step(Run&& run, const char* what) {
+    try {
+        return run();
+    } catch (const std::bad_alloc&) {
+        StepResult failed;
+        failed.error =
+            core::Failure{core::ErrorCode::memory_limit, std::string(what) + " ran out of its memory budget."};
+        return failed;
     }
-    applicable = false;
-    return {};
 }
 
-thumbnails::Result run_thumbnails(extractors::Kind kind, const std::string& mime, std::span<const unsigned char> bytes,
-                                  const PipelineOptions& options, bool& applicable) {
-    const thumbnails::Options& o = options;
-    applicable = true;
-    if (kind == extractors::Kind::pdf) return thumbnails::render_pdf(bytes, o);
-    if (kind == extractors::Kind::image && thumbnails::is_supported_image(mime)) {
-        return thumbnails::render_image(bytes, o);
+void add_text(Outcome& out, extractors::TextResult t, const JobSpec& spec, const PipelineOptions& options) {
+    if (t.error) {
+        out.text_failed(*t.error);
+    } else {
+        out.set("extraction_status", "done");
     }
-    applicable = false;
-    return {};
+    // A failed step keeps what it read before the failure (a timeout keeps pages done).
+    if (!t.error || !t.text.empty()) {
+        const std::size_t cut = extractors::utf8_prefix_length(t.text, options.max_text_bytes);
+        out.set("extracted_text_bytes", std::to_string(t.text.size()));
+        if (cut < t.text.size()) {
+            const std::string key = core::text_key(spec.file_id);
+            out.set("extracted_text_key", key);
+            out.set("extracted_text", t.text.substr(0, cut));
+            out.add_output(key, std::move(t.text));
+        } else {
+            out.set("extracted_text", std::move(t.text));
+        }
+        if (!t.method.empty()) out.set("extraction_method", t.method);
+    }
+    if (t.page_count) out.set("page_count", std::to_string(*t.page_count));
+    if (t.pages_read) out.set("pages_read", std::to_string(*t.pages_read));
+    if (t.ocr_pages) out.set("ocr_pages", std::to_string(*t.ocr_pages));
+    if (t.ocr_confidence) out.set("ocr_confidence", format_confidence(*t.ocr_confidence));
+}
+
+void add_thumbnails(Outcome& out, thumbnails::Result r, const JobSpec& spec) {
+    if (r.error) {
+        out.thumbnail_failed(*r.error);
+    } else {
+        out.set("thumbnail_status", "done");
+        for (auto& t : r.thumbnails) {
+            const std::string key = core::thumbnail_key(spec.file_id, t.size);
+            out.set(core::thumbnail_field(t.size), key);
+            out.add_output(key, std::move(t.webp));
+        }
+    }
+    if (r.width && r.height) {
+        out.set("width", std::to_string(*r.width));
+        out.set("height", std::to_string(*r.height));
+    }
 }
 
 } // namespace
 
 PipelineResult analyse(int fd, std::uint64_t size, const std::string& content_hash, const JobSpec& spec,
                        const PipelineOptions& options, const std::string& detected_type) {
-    PipelineResult result;
-    result.content_hash = content_hash;
-    Fields f;
-    f.set("content_hash", content_hash);
-    f.set("size_bytes", std::to_string(size));
     const std::string mime = !detected_type.empty() ? detected_type
                              : size == 0            ? "application/x-empty"
                                                     : extractors::detect_content_type(fd);
-    f.set("content_type", mime);
-    const extractors::Kind kind = extractors::kind_of(mime);
-    if (kind == extractors::Kind::other) return unparsed_result(size, content_hash, spec, mime);
-
-    const bool needs_bytes = kind != extractors::Kind::other && size > 0;
-    std::optional<Mapping> map;
-    if (needs_bytes) map.emplace(fd, size);
-    std::span<const unsigned char> bytes = map ? map->bytes() : std::span<const unsigned char>{};
-
-    std::string first_error_code, first_error;
-    auto step_error = [&](const std::string& prefix, core::ErrorCode error_code, const std::string& message) {
-        const std::string code(core::to_string(error_code));
-        f.set(prefix + "_status", "failed");
-        f.set(prefix + "_error_code", code);
-        f.set(prefix + "_error", message);
-        if (first_error_code.empty()) {
-            first_error_code = code;
-            first_error = message;
-        }
-        result.step_failed = true;
-    };
-
-    if (spec.step_text) {
-        bool applicable = false;
-        extractors::TextResult t;
-        try {
-            t = run_text(kind, mime, bytes, options, applicable);
-        } catch (const std::bad_alloc&) {
-            t = {};
-            applicable = true;
-            t.error =
-                extractors::StepError{core::ErrorCode::memory_limit, "Text extraction ran out of its memory budget."};
-        }
-        if (!applicable) {
-            f.set("extraction_status", "not_applicable");
-        } else {
-            if (t.error) {
-                step_error("extraction", t.error->code, t.error->message);
-            } else {
-                f.set("extraction_status", "done");
-            }
-            const bool has_text = !t.error || !t.text.empty();
-            if (has_text) {
-                std::size_t cut = extractors::utf8_prefix_length(t.text, options.max_text_bytes);
-                f.set("extracted_text_bytes", std::to_string(t.text.size()));
-                if (cut < t.text.size()) {
-                    std::string key = "text/" + spec.file_id + ".txt";
-                    f.set("extracted_text_key", key);
-                    f.set("extracted_text", t.text.substr(0, cut));
-                    result.outputs.push_back({key, std::move(t.text)});
-                } else {
-                    f.set("extracted_text", std::move(t.text));
-                }
-                if (!t.method.empty()) f.set("extraction_method", t.method);
-            }
-            if (t.page_count) f.set("page_count", std::to_string(*t.page_count));
-            if (t.pages_read) f.set("pages_read", std::to_string(*t.pages_read));
-            if (t.ocr_pages) f.set("ocr_pages", std::to_string(*t.ocr_pages));
-            if (t.ocr_confidence) f.set("ocr_confidence", format_confidence(*t.ocr_confidence));
-        }
+    const extractors::Extractor* extractor = extractors::find_extractor(mime);
+    if (extractor != nullptr && !extractor->runs_with(options)) extractor = nullptr;
+    const thumbnails::Renderer* renderer = thumbnails::find_renderer(mime);
+    if (!(spec.step_text && extractor) && !(spec.step_thumbnails && renderer)) {
+        return unparsed_result(size, content_hash, spec, mime);
     }
+    const Mapping map(fd, size);
+    const std::span<const unsigned char> bytes = map.bytes();
 
-    if (spec.step_thumbnails) {
-        bool applicable = false;
-        thumbnails::Result r;
-        try {
-            r = run_thumbnails(kind, mime, bytes, options, applicable);
-        } catch (const std::bad_alloc&) {
-            r = {};
-            applicable = true;
-            r.error = thumbnails::Result::Error{core::ErrorCode::memory_limit,
-                                                "Thumbnail rendering ran out of its memory budget."};
-        }
-        if (!applicable) {
-            f.set("thumbnail_status", "not_applicable");
-        } else if (r.error) {
-            step_error("thumbnail", r.error->code, r.error->message);
-        } else {
-            f.set("thumbnail_status", "done");
-            for (auto& t : r.thumbnails) {
-                std::string key = "thumbnails/" + spec.file_id + "/" + std::to_string(t.size) + ".webp";
-                f.set("thumbnail_" + std::to_string(t.size) + "_key", key);
-                result.outputs.push_back({key, std::move(t.webp)});
-            }
-        }
-        if (r.width && r.height) {
-            f.set("width", std::to_string(*r.width));
-            f.set("height", std::to_string(*r.height));
-        }
+    Outcome out(content_hash);
+    out.set("content_hash", content_hash);
+    out.set("size_bytes", std::to_string(size));
+    out.set("content_type", mime);
+    if (spec.step_text && !extractor) {
+        out.set("extraction_status", "not_applicable");
+    } else if (spec.step_text) {
+        add_text(out,
+                 run_step<extractors::TextResult>([&] { return extractor->extract(bytes, mime, options); },
+                                                  "Text extraction"),
+                 spec, options);
     }
-
-    if (!first_error_code.empty()) {
-        f.set("error_code", first_error_code);
-        f.set("error", first_error);
-    } else if (spec.step_text && spec.step_thumbnails) {
-        result.clear.push_back("error_code");
-        result.clear.push_back("error");
+    if (spec.step_thumbnails && !renderer) {
+        out.set("thumbnail_status", "not_applicable");
+    } else if (spec.step_thumbnails) {
+        add_thumbnails(
+            out, run_step<thumbnails::Result>([&] { return renderer->render(bytes, options); }, "Thumbnail rendering"),
+            spec);
     }
-    for (const auto& name : step_fields(spec.step_text, spec.step_thumbnails)) {
-        if (!f.has(name)) result.clear.push_back(name);
-    }
-    result.clear.push_back("deduplicated_from");
-    result.fields = std::move(f.list);
-    return result;
+    return std::move(out).finish(spec);
 }
 
 PipelineResult run_pipeline(int fd, std::uint64_t size, const JobSpec& spec, const PipelineOptions& options) {

@@ -1,5 +1,6 @@
 #include "worker/helper/process/helper.hpp"
 
+#include "core/fd.hpp"
 #include "extractors/ocr_engine.hpp"
 #include "extractors/pdf_text.hpp"
 #include "extractors/sniff/content_type.hpp"
@@ -13,6 +14,7 @@
 #include <cstdio>
 #include <cstring>
 #include <new>
+#include <optional>
 #include <vector>
 
 #include <arpa/inet.h>
@@ -55,10 +57,7 @@ std::vector<std::filesystem::path> readable_paths() {
 
 sandbox::Report enter_sandbox(const HelperArgs& a) {
     sandbox::Limits limits;
-#ifndef INGESTD_SANITIZE
-    // Sanitizer shadow memory counts as data: the limit stays off in those builds.
-    limits.data_bytes = (a.memory_mb + k_helper_base_mb) << 20;
-#endif
+    limits.data_bytes = helper_data_limit_bytes(a.memory_mb); // 0 in sanitizer builds: left as is
     sandbox::apply_limits(limits);
     sandbox::Report report = sandbox::confine(a.scratch, readable_paths());
     for (const auto& w : report.warnings) say("warning: " + w);
@@ -67,6 +66,29 @@ sandbox::Report enter_sandbox(const HelperArgs& a) {
 
 std::string errno_word(int e) {
     return e == 0 ? "ok" : std::string("denied: ") + std::strerror(e);
+}
+
+// The self-test's probes: each says "ok" (or what worked) or how it was denied.
+std::string try_tcp_connect(int port) {
+    const core::Fd s(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    if (!s) return errno_word(errno);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(static_cast<std::uint16_t>(port));
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    return ::connect(s.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 ? std::string("connected")
+                                                                                    : errno_word(errno);
+}
+
+std::string try_unix_socket() {
+    const core::Fd u(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    return u ? std::string("created") : errno_word(errno);
+}
+
+std::string try_write(const std::filesystem::path& p) {
+    const core::Fd fd(::open(p.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
+    if (!fd) return errno_word(errno);
+    return ::write(fd.get(), "x", 1) == 1 ? std::string("ok") : errno_word(errno);
 }
 
 int self_test(const HelperArgs& a) {
@@ -79,31 +101,9 @@ int self_test(const HelperArgs& a) {
     } catch (const std::exception& e) {
         out["sandbox_error"] = e.what();
     }
-    // Network: a TCP connection to loopback.
-    int s = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (s < 0) {
-        out["tcp_connect"] = errno_word(errno);
-    } else {
-        sockaddr_in addr{};
-        addr.sin_family = AF_INET;
-        addr.sin_port = htons(static_cast<std::uint16_t>(a.self_test_port));
-        addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        int rc = ::connect(s, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
-        out["tcp_connect"] = rc == 0 ? std::string("connected") : errno_word(errno);
-        ::close(s);
-    }
-    // A Unix socket too (Redis may listen on one).
-    int u = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    out["unix_socket"] = u >= 0 ? std::string("created") : errno_word(errno);
-    if (u >= 0) ::close(u);
+    out["tcp_connect"] = try_tcp_connect(a.self_test_port);
+    out["unix_socket"] = try_unix_socket(); // Redis may listen on one
     // Files: outside the folder (must fail) and inside it (must work).
-    auto try_write = [](const std::filesystem::path& p) {
-        int fd = ::open(p.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-        if (fd < 0) return errno_word(errno);
-        bool ok = ::write(fd, "x", 1) == 1;
-        ::close(fd);
-        return ok ? std::string("ok") : errno_word(errno);
-    };
     out["write_outside"] = try_write(a.self_test_outside);
     out["write_inside"] = try_write(a.scratch / "self-test.txt");
     // Other processes: signal the parent, start a program.
@@ -149,61 +149,71 @@ void preload(const std::string& langs, bool warm) {
     }
 }
 
-// One request: the type first, then thumbnails (quick) and text (maybe slow) as separate
-// results, so that a timeout or crash during OCR keeps the thumbnails.
-bool serve(int sock, ch::Message& m) {
-    if (m.type != ch::Type::request || m.fd < 0) return false;
-    const int fd = m.fd;
-    struct stat st {};
-    if (::fstat(fd, &st) != 0) {
-        ::close(fd);
-        return false;
-    }
-    const auto size = static_cast<std::uint64_t>(st.st_size);
+// What a request asks for besides its input.
+struct Request {
     JobSpec spec;
     PipelineOptions options;
     std::string hash;
+};
+
+std::optional<Request> parse_request(const nlohmann::json& j) {
     try {
-        spec = ch::spec_from_json(m.json.at("spec"));
-        const auto remaining = std::chrono::milliseconds(m.json.at("remaining_ms").get<long long>());
-        options = ch::options_from_json(m.json.at("options"), Clock::now() + remaining);
-        hash = m.json.at("hash").get<std::string>();
+        Request r;
+        r.spec = ch::spec_from_json(j.at("spec"));
+        const auto remaining = std::chrono::milliseconds(j.at("remaining_ms").get<long long>());
+        r.options = ch::options_from_json(j.at("options"), Clock::now() + remaining);
+        r.hash = j.at("hash").get<std::string>();
+        return r;
     } catch (const std::exception& e) {
         say(std::string("bad request: ") + e.what());
-        ::close(fd);
-        return false;
+        return std::nullopt;
     }
-    const std::string mime = size == 0 ? "application/x-empty" : extractors::detect_content_type(fd);
-    if (!ch::send(sock, ch::Type::typed, {{"content_type", mime}})) {
-        ::close(fd);
-        return false;
-    }
-    std::vector<JobSpec> parts;
-    if (spec.step_text && spec.step_thumbnails) {
-        JobSpec thumbs = spec, text = spec;
-        thumbs.step_text = false;
-        text.step_thumbnails = false;
-        parts = {thumbs, text};
-    } else {
-        parts = {spec};
-    }
+}
+
+// Thumbnails (quick) before text (maybe slow), as separate results, so that a timeout or
+// crash during OCR keeps the thumbnails.
+std::vector<JobSpec> split_steps(const JobSpec& spec) {
+    if (!spec.step_text || !spec.step_thumbnails) return {spec};
+    JobSpec thumbs = spec, text = spec;
+    thumbs.step_text = false;
+    text.step_thumbnails = false;
+    return {thumbs, text};
+}
+
+// One request on its input, which it owns: closed on every path when this returns. The
+// type goes first, then one result per step. False when the request or the socket fails.
+bool answer(int sock, const core::Fd input, const nlohmann::json& j) {
+    struct stat st {};
+    if (::fstat(input.get(), &st) != 0) return false;
+    const auto size = static_cast<std::uint64_t>(st.st_size);
+    const auto request = parse_request(j);
+    if (!request) return false;
+    const std::string mime = size == 0 ? "application/x-empty" : extractors::detect_content_type(input.get());
+    if (!ch::send(sock, ch::Type::typed, {{"content_type", mime}})) return false;
+    const std::vector<JobSpec> parts = split_steps(request->spec);
     for (std::size_t i = 0; i < parts.size(); ++i) {
-        PipelineResult r = analyse(fd, size, hash, parts[i], options, mime);
+        PipelineResult r = analyse(input.get(), size, request->hash, parts[i], request->options, mime);
         std::string blob;
-        auto j = ch::to_json(r, blob);
+        const auto result = ch::to_json(r, blob);
         r = {};
-        if (!ch::send(sock, i + 1 == parts.size() ? ch::Type::result : ch::Type::partial, j, blob)) {
-            ::close(fd);
-            return false;
-        }
+        if (!ch::send(sock, i + 1 == parts.size() ? ch::Type::result : ch::Type::partial, result, blob)) return false;
     }
-    ::close(fd);
-    // Give a large file's heap back before the worker measures RSS.
+    return true;
+}
+
+// Gives a large file's heap back before the worker measures RSS.
+void release_free_memory() {
     if (MallocExtension_ReleaseFreeMemory != nullptr) {
         MallocExtension_ReleaseFreeMemory();
     } else {
         ::malloc_trim(0);
     }
+}
+
+bool serve(int sock, ch::Message& m) {
+    if (m.type != ch::Type::request || !m.fd) return false;
+    if (!answer(sock, std::move(m.fd), m.json)) return false;
+    release_free_memory();
     return true;
 }
 

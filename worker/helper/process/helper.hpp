@@ -22,6 +22,17 @@ struct HelperArgs {
 /// Memory for the loaded engines and libraries on top of INGEST_JOB_MEMORY_MB.
 inline constexpr std::uint64_t k_helper_base_mb = 256;
 
+/// RLIMIT_DATA of a helper whose jobs may use `memory_mb`: that plus k_helper_base_mb, in
+/// bytes; 0 (no limit) in sanitizer builds, whose shadow memory counts as data.
+inline std::uint64_t helper_data_limit_bytes(std::uint64_t memory_mb) {
+#ifdef INGESTD_SANITIZE
+    (void)memory_mb;
+    return 0;
+#else
+    return (memory_mb + k_helper_base_mb) << 20;
+#endif
+}
+
 /// Exit code of a helper that ran out of memory outside a step's own handling.
 inline constexpr int k_helper_exit_out_of_memory = 86;
 

@@ -1,0 +1,157 @@
+// What crosses the worker <-> helper socket: frames with descriptors, results with their
+// typed step failures, and the options value, every row of INGESTD_OPTION_FIELDS.
+#include "worker/helper/channel.hpp"
+
+#include <type_traits>
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+namespace {
+
+namespace ch = worker::helper_channel;
+using core::ErrorCode;
+using worker::PipelineOptions;
+using worker::PipelineResult;
+
+struct SocketPair {
+    core::Fd a, b;
+    SocketPair() {
+        int sv[2];
+        EXPECT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+        a.reset(sv[0]);
+        b.reset(sv[1]);
+    }
+};
+
+struct Pipe {
+    core::Fd read, write;
+    Pipe() {
+        int p[2];
+        EXPECT_EQ(::pipe2(p, O_CLOEXEC | O_NONBLOCK), 0);
+        read.reset(p[0]);
+        write.reset(p[1]);
+    }
+};
+
+PipelineResult result_with_failures() {
+    PipelineResult r;
+    r.fields = {{"content_hash", "h"}, {"size_bytes", "10"}};
+    worker::fail_step(r, worker::Step::text, {ErrorCode::timeout, "Out of time."});
+    worker::fail_step(r, worker::Step::thumbnails, {ErrorCode::too_many_pixels, "Too many pixels."});
+    r.outputs = {{"thumbnails/f1/72.webp", "bytes"}};
+    return r;
+}
+
+TEST(HelperChannel, MessagesAndDescriptorsRoundTrip) {
+    SocketPair s;
+    Pipe p;
+    PipelineResult r = result_with_failures();
+    std::string blob;
+    auto j = ch::to_json(r, blob);
+    ASSERT_TRUE(ch::send(s.a.get(), ch::Type::result, j, blob, p.read.get()));
+    auto m = ch::receive_blocking(s.b.get());
+    ASSERT_TRUE(m);
+    EXPECT_EQ(m->type, ch::Type::result);
+    ASSERT_TRUE(m->fd);
+    ASSERT_EQ(::write(p.write.get(), "z", 1), 1);
+    char c = 0;
+    EXPECT_EQ(::read(m->fd.get(), &c, 1), 1);
+    EXPECT_EQ(c, 'z');
+    auto back = ch::result_from_json(m->json, m->blob);
+    EXPECT_EQ(back.fields, r.fields);
+    ASSERT_EQ(back.outputs.size(), 1u);
+    EXPECT_EQ(back.outputs[0].bytes, r.outputs[0].bytes);
+    // A frame with a lying header is refused by the incremental reader.
+    ASSERT_EQ(::write(s.a.get(), "garbage-garbage-garbage", 23), 23);
+    ::fcntl(s.b.get(), F_SETFL, O_NONBLOCK);
+    ch::Reader reader;
+    reader.feed(s.b.get());
+    EXPECT_FALSE(reader.next());
+    EXPECT_EQ(reader.feed(s.b.get()), ch::Reader::Status::broken);
+}
+
+TEST(HelperChannel, ADescriptorOnABadFrameIsClosed) {
+    SocketPair s;
+    Pipe p;
+    // A valid header whose JSON part is not an object: the frame is refused.
+    ASSERT_TRUE(ch::send(s.a.get(), ch::Type::request, nlohmann::json::array({1}), {}, p.write.get()));
+    p.write.reset();
+    EXPECT_FALSE(ch::receive_blocking(s.b.get()));
+    // No copy of the write end is left open anywhere: the read end sees the end of file
+    // (a leaked copy would leave it empty but open, EAGAIN).
+    char c;
+    EXPECT_EQ(::read(p.read.get(), &c, 1), 0);
+}
+
+TEST(HelperWire, ResultsCarryTheirTypedStepFailures) {
+    const PipelineResult sent = result_with_failures();
+    std::string blob;
+    const auto back = ch::result_from_json(ch::to_json(sent, blob), blob);
+    ASSERT_TRUE(back.text_error && back.thumbnail_error);
+    EXPECT_EQ(back.text_error->code, ErrorCode::timeout);
+    EXPECT_EQ(back.text_error->message, "Out of time.");
+    EXPECT_EQ(back.thumbnail_error->code, ErrorCode::too_many_pixels);
+    EXPECT_EQ(back.thumbnail_error->message, "Too many pixels.");
+    EXPECT_TRUE(back.parser_stopped());
+    EXPECT_EQ(worker::check_step_failures(back), "");
+
+    PipelineResult clean;
+    const auto clean_back = ch::result_from_json(ch::to_json(clean, blob), blob);
+    EXPECT_FALSE(clean_back.text_error || clean_back.thumbnail_error);
+}
+
+TEST(HelperWire, AnUnknownStepErrorCodeFromAHelperIsInvalid) {
+    std::string blob;
+    auto j = ch::to_json(result_with_failures(), blob);
+    j["text_error"]["code"] = "exploded";
+    EXPECT_THROW(ch::result_from_json(j, blob), std::runtime_error);
+    j = ch::to_json(result_with_failures(), blob);
+    j.erase("thumbnail_error");
+    EXPECT_THROW(ch::result_from_json(j, blob), std::runtime_error);
+}
+
+// A value of an option's type unlike `v`, so that a row the wire drops, swaps or resets
+// shows. A row of a new type fails to compile here until the test knows the type.
+template <class T> T other_value(const T& v) {
+    if constexpr (std::is_same_v<T, core::OcrMode>) {
+        return v == core::OcrMode::force ? core::OcrMode::off : core::OcrMode::force;
+    } else if constexpr (std::is_same_v<T, std::string>) {
+        return v + "+deu";
+    } else {
+        static_assert(std::is_integral_v<T> && !std::is_same_v<T, bool>);
+        return static_cast<T>(v + 7);
+    }
+}
+
+TEST(HelperWire, OptionsRoundTripEveryRow) {
+    PipelineOptions sent;
+    std::size_t rows = 0;
+#define INGESTD_TEST_SET_OTHER(type, name, value)                                                                      \
+    sent.name = other_value(static_cast<type>(value));                                                                 \
+    EXPECT_NE(sent.name, static_cast<type>(value)) << #name;                                                           \
+    ++rows;
+    INGESTD_OPTION_FIELDS(INGESTD_TEST_SET_OTHER)
+#undef INGESTD_TEST_SET_OTHER
+    const auto j = ch::to_json(sent);
+    EXPECT_EQ(j.size(), rows); // one member per row, nothing else
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(7);
+    const PipelineOptions back = ch::options_from_json(j, deadline);
+#define INGESTD_TEST_SAME(type, name, value) EXPECT_EQ(back.name, sent.name) << #name;
+    INGESTD_OPTION_FIELDS(INGESTD_TEST_SAME)
+#undef INGESTD_TEST_SAME
+    EXPECT_EQ(back.deadline, deadline);
+}
+
+TEST(HelperWire, OptionsWithAnUnknownOcrModeOrAMissingRowAreRefused) {
+    auto j = ch::to_json(PipelineOptions{});
+    j["ocr_mode"] = "sometimes";
+    EXPECT_THROW(ch::options_from_json(j, {}), std::runtime_error);
+    j = ch::to_json(PipelineOptions{});
+    j.erase("max_pixels");
+    EXPECT_ANY_THROW(ch::options_from_json(j, {}));
+}
+
+} // namespace

@@ -1,0 +1,32 @@
+#pragma once
+
+#include "worker/config/config.hpp"
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <string>
+
+namespace worker {
+
+/// `ingestd-helper` in the folder of the running executable: the parser process, the only
+/// binary that links libvips, Poppler and Tesseract (the worker starts faster without them).
+std::string helper_binary();
+
+/// How helpers are started and bounded.
+struct HelperSettings {
+    std::string binary = helper_binary();        // ingestd-helper
+    std::uint64_t memory_mb = 1024;              // INGEST_JOB_MEMORY_MB
+    std::string preload_langs;                   // Tesseract languages to load at start; empty: none
+    bool warm_parsers = false;                   // run Poppler and every image loader once at start
+    int max_jobs = 5000;                         // recycle after this many files (the RSS mark usually comes first)
+    std::uint64_t rss_mark_bytes = 256ULL << 20; // recycle when resident memory is above it
+    std::chrono::milliseconds kill_grace{2000};  // after the job's deadline, before SIGKILL
+    std::chrono::milliseconds start_timeout{60000};
+    std::function<void()> on_crash; // called for each helper that died during a job
+
+    /// The settings of a worker's helpers: its memory budget and OCR languages, warm parsers.
+    static HelperSettings from(const Config& config);
+};
+
+} // namespace worker

@@ -1,0 +1,63 @@
+#pragma once
+
+#include "core/error_code.hpp"
+#include "worker/pipeline/step.hpp"
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace worker {
+
+/// A file produced for the store, by key relative to the storage root.
+struct OutputFile {
+    std::string key;
+    std::string bytes;
+};
+
+/// Everything one file's processing produced: the metadata fields to set, the step-owned
+/// fields to delete (those of steps that ran but have no value now), and output files.
+/// `file_error_code` set means the whole file failed (status=failed).
+struct PipelineResult {
+    std::optional<core::ErrorCode> file_error_code;
+    std::string file_error;
+    std::string content_hash;
+    std::vector<std::pair<std::string, std::string>> fields;
+    std::vector<std::string> clear;
+    std::vector<OutputFile> outputs;
+    bool step_failed = false; // some step failed (status stays done)
+    /// The typed failure of each step that failed (what the `<step>_error_code` fields say),
+    /// so that decisions (reuse, metrics, logs) read values, not field names.
+    std::optional<core::Failure> text_error;
+    std::optional<core::Failure> thumbnail_error;
+
+    /// True when a step was stopped by a limit of the job or a crash (core::stopped_parser):
+    /// such a result says nothing lasting about the bytes.
+    bool parser_stopped() const {
+        return (text_error && core::stopped_parser(text_error->code)) ||
+               (thumbnail_error && core::stopped_parser(thumbnail_error->code));
+    }
+};
+
+/// The value of the field `name` in `r.fields`, or nullptr when it is not set.
+const std::string* find_field(const PipelineResult& r, std::string_view name);
+
+/// The typed failure of `step` in `r`: `text_error` or `thumbnail_error`.
+const std::optional<core::Failure>& step_failure(const PipelineResult& r, Step step);
+std::optional<core::Failure>& step_failure(PipelineResult& r, Step step);
+
+/// Records that `step` failed: appends its `<prefix>_status=failed`, `_error_code` and
+/// `_error` fields and sets its typed failure and `step_failed`, so that they agree.
+void fail_step(PipelineResult& r, Step step, const core::Failure& failure);
+
+/// "" when each step's typed failure says what its fields say (a failed status with a
+/// known step-level code and a message, and the same code and message typed; no error
+/// fields and no typed failure otherwise), else the first disagreement.
+std::string check_step_failures(const PipelineResult& r);
+
+/// Builds the fields of a whole-file failure (no step failure: the steps' fields are cleared).
+PipelineResult file_failure(core::ErrorCode code, const std::string& message);
+
+} // namespace worker
