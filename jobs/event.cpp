@@ -53,92 +53,119 @@ std::string storage_key_problem(const std::string& key) {
     return {};
 }
 
-ParsedEntry parse_event(const std::string& entry_id, const std::vector<std::pair<std::string, std::string>>& fields) {
-    ParsedEntry out;
-    out.event.entry_id = entry_id;
+namespace {
+
+// The event's fields as given: the first occurrence of each wins, as with HSET semantics
+// read back by XRANGE.
+struct RawFields {
     const std::string* file_id = nullptr;
     const std::string* storage_key = nullptr;
     const std::string* size = nullptr;
-    const std::string* sha = nullptr;
+    const std::string* sha256 = nullptr;
     const std::string* steps = nullptr;
-    // The first occurrence of a field wins, as with HSET semantics read back by XRANGE.
-    for (const auto& [k, v] : fields) {
-        if (k == "file_id" && !file_id)
-            file_id = &v;
-        else if (k == "storage_key" && !storage_key)
-            storage_key = &v;
-        else if (k == "size" && !size)
-            size = &v;
-        else if (k == "sha256" && !sha)
-            sha = &v;
-        else if (k == "steps" && !steps)
-            steps = &v;
-        else if (k == "content_type" && out.event.declared_content_type.empty())
-            out.event.declared_content_type = v;
-        else if (k == "name" && out.event.name.empty())
-            out.event.name = v;
-        else if (k == "owner" && out.event.owner.empty())
-            out.event.owner = v;
-    }
-    if (file_id == nullptr) {
-        out.verdict = ParsedEntry::Verdict::dead_letter;
-        out.reason = "the event has no file_id field";
-        return out;
-    }
-    if (!valid_file_id(*file_id)) {
-        out.verdict = ParsedEntry::Verdict::dead_letter;
-        out.reason = "the file_id is not [A-Za-z0-9][A-Za-z0-9._:-]{0,127}";
-        return out;
-    }
-    out.event.file_id = *file_id;
-    auto invalid = [&](std::string reason) {
-        out.verdict = ParsedEntry::Verdict::invalid_event;
-        out.reason = std::move(reason);
-        return out;
+    const std::string* content_type = nullptr;
+    const std::string* name = nullptr;
+    const std::string* owner = nullptr;
+};
+
+RawFields collect_fields(const std::vector<std::pair<std::string, std::string>>& fields) {
+    RawFields raw;
+    const std::pair<const char*, const std::string * RawFields::*> rows[] = {
+        {"file_id", &RawFields::file_id}, {"storage_key", &RawFields::storage_key},
+        {"size", &RawFields::size},       {"sha256", &RawFields::sha256},
+        {"steps", &RawFields::steps},     {"content_type", &RawFields::content_type},
+        {"name", &RawFields::name},       {"owner", &RawFields::owner},
     };
-    if (storage_key == nullptr) return invalid("The event has no storage_key field.");
-    if (auto problem = storage_key_problem(*storage_key); !problem.empty()) {
-        problem[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(problem[0])));
-        return invalid(problem + ".");
-    }
-    out.event.storage_key = *storage_key;
-    if (size != nullptr) {
-        std::uint64_t v = 0;
-        if (!parse_u64(*size, v)) return invalid("The size field is not a byte count.");
-        out.event.size = v;
-    }
-    if (sha != nullptr) {
-        std::string lower;
-        for (char c : *sha) lower.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
-        bool hex = lower.size() == 64;
-        for (char c : lower) hex = hex && ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'));
-        if (!hex) return invalid("The sha256 field is not 64 hexadecimal digits.");
-        out.event.sha256 = lower;
-    }
-    if (steps != nullptr) {
-        bool text = false, thumbs = false;
-        std::size_t start = 0;
-        const std::string& s = *steps;
-        while (start <= s.size()) {
-            std::size_t end = s.find(',', start);
-            if (end == std::string::npos) end = s.size();
-            std::string item = s.substr(start, end - start);
-            while (!item.empty() && item.front() == ' ') item.erase(item.begin());
-            while (!item.empty() && item.back() == ' ') item.pop_back();
-            if (item == "text")
-                text = true;
-            else if (item == "thumbnails")
-                thumbs = true;
-            else if (!item.empty())
-                return invalid("The steps field names an unknown step \"" + item + "\".");
-            start = end + 1;
+    for (const auto& [key, value] : fields) {
+        for (const auto& [name, member] : rows) {
+            if (key == name && raw.*member == nullptr) raw.*member = &value;
         }
-        if (!text && !thumbs) return invalid("The steps field names no step.");
-        out.event.step_text = text;
-        out.event.step_thumbnails = thumbs;
     }
-    out.event.steps = out.event.step_text && out.event.step_thumbnails ? "text,thumbnails"
-                                                                       : (out.event.step_text ? "text" : "thumbnails");
+    return raw;
+}
+
+// Empty when `given` is 64 hexadecimal digits (lowercased into `out`), else the reason.
+std::string sha256_problem(const std::string& given, std::string& out) {
+    out.clear();
+    for (char c : given) out.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+    bool hex = out.size() == 64;
+    for (char c : out) hex = hex && ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'));
+    return hex ? std::string{} : "The sha256 field is not 64 hexadecimal digits.";
+}
+
+std::string trimmed(std::string item) {
+    while (!item.empty() && item.front() == ' ') item.erase(item.begin());
+    while (!item.empty() && item.back() == ' ') item.pop_back();
+    return item;
+}
+
+// Empty when `steps` is a comma-separated list of known steps (set on `event`), else the reason.
+std::string steps_problem(const std::string& steps, Event& event) {
+    bool text = false, thumbs = false;
+    std::size_t start = 0;
+    while (start <= steps.size()) {
+        std::size_t end = steps.find(',', start);
+        if (end == std::string::npos) end = steps.size();
+        std::string item = trimmed(steps.substr(start, end - start));
+        if (item == "text")
+            text = true;
+        else if (item == "thumbnails")
+            thumbs = true;
+        else if (!item.empty())
+            return "The steps field names an unknown step \"" + item + "\".";
+        start = end + 1;
+    }
+    if (!text && !thumbs) return "The steps field names no step.";
+    event.step_text = text;
+    event.step_thumbnails = thumbs;
+    return {};
+}
+
+// Empty when the fields after file_id are valid (copied onto `event`), else the reason.
+std::string fields_problem(const RawFields& raw, Event& event) {
+    if (raw.storage_key == nullptr) return "The event has no storage_key field.";
+    if (auto problem = storage_key_problem(*raw.storage_key); !problem.empty()) {
+        problem[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(problem[0])));
+        return problem + ".";
+    }
+    event.storage_key = *raw.storage_key;
+    if (raw.size != nullptr) {
+        std::uint64_t v = 0;
+        if (!parse_u64(*raw.size, v)) return "The size field is not a byte count.";
+        event.size = v;
+    }
+    if (raw.sha256 != nullptr) {
+        if (auto problem = sha256_problem(*raw.sha256, event.sha256); !problem.empty()) return problem;
+    }
+    if (raw.steps != nullptr) {
+        if (auto problem = steps_problem(*raw.steps, event); !problem.empty()) return problem;
+    }
+    event.steps =
+        event.step_text && event.step_thumbnails ? "text,thumbnails" : (event.step_text ? "text" : "thumbnails");
+    return {};
+}
+
+} // namespace
+
+ParsedEntry parse_event(const std::string& entry_id, const std::vector<std::pair<std::string, std::string>>& fields) {
+    ParsedEntry out;
+    out.event.entry_id = entry_id;
+    const RawFields raw = collect_fields(fields);
+    if (raw.file_id == nullptr || !valid_file_id(*raw.file_id)) {
+        out.verdict = ParsedEntry::Verdict::dead_letter;
+        out.reason = raw.file_id == nullptr ? "the event has no file_id field"
+                                            : "the file_id is not [A-Za-z0-9][A-Za-z0-9._:-]{0,127}";
+        return out;
+    }
+    out.event.file_id = *raw.file_id;
+    // Kept even when another field is invalid: the failed file still shows its name and owner.
+    if (raw.content_type != nullptr) out.event.declared_content_type = *raw.content_type;
+    if (raw.name != nullptr) out.event.name = *raw.name;
+    if (raw.owner != nullptr) out.event.owner = *raw.owner;
+    if (auto problem = fields_problem(raw, out.event); !problem.empty()) {
+        out.verdict = ParsedEntry::Verdict::invalid_event;
+        out.reason = std::move(problem);
+    }
     return out;
 }
 
