@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace core {
 
@@ -18,6 +19,14 @@ std::string thumbnail_key(std::string_view file_id, int size);
 
 /// Storage key of a file's whole text when it did not fit inline: `text/<file_id>.txt`.
 std::string text_key(std::string_view file_id);
+
+/// Every output key a file can have: its thumbnails, then its spilled text.
+std::vector<std::string> output_keys(std::string_view file_id);
+
+/// The file id whose output `key` is (`thumbnails/<id>/<size>.webp`, `text/<id>.txt`, or an
+/// atomic-write temporary of one, `.<leaf>.tmp-…` in the same folder), with `temporary` set
+/// for the latter; nullopt for any other key.
+std::optional<std::string> output_owner(std::string_view key, bool* temporary = nullptr);
 
 /// Metadata field that holds a thumbnail's key: `thumbnail_<size>_key`.
 std::string thumbnail_field(int size);

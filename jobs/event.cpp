@@ -66,6 +66,7 @@ struct RawFields {
     const std::string* content_type = nullptr;
     const std::string* name = nullptr;
     const std::string* owner = nullptr;
+    const std::string* op = nullptr;
 };
 
 RawFields collect_fields(const std::vector<std::pair<std::string, std::string>>& fields) {
@@ -75,6 +76,7 @@ RawFields collect_fields(const std::vector<std::pair<std::string, std::string>>&
         {"size", &RawFields::size},       {"sha256", &RawFields::sha256},
         {"steps", &RawFields::steps},     {"content_type", &RawFields::content_type},
         {"name", &RawFields::name},       {"owner", &RawFields::owner},
+        {"op", &RawFields::op},
     };
     for (const auto& [key, value] : fields) {
         for (const auto& [name, member] : rows) {
@@ -162,6 +164,19 @@ ParsedEntry parse_event(const std::string& entry_id, const std::vector<std::pair
     if (raw.content_type != nullptr) out.event.declared_content_type = *raw.content_type;
     if (raw.name != nullptr) out.event.name = *raw.name;
     if (raw.owner != nullptr) out.event.owner = *raw.owner;
+    if (raw.op != nullptr && *raw.op != "process" && *raw.op != "delete") {
+        out.verdict = ParsedEntry::Verdict::invalid_event;
+        out.reason = "The op field is neither process nor delete.";
+        return out;
+    }
+    if (raw.op != nullptr && *raw.op == "delete") {
+        // A delete needs only the file id; a valid storage_key is kept for the garbage collector.
+        out.event.is_delete = true;
+        if (raw.storage_key != nullptr && storage_key_problem(*raw.storage_key).empty()) {
+            out.event.storage_key = *raw.storage_key;
+        }
+        return out;
+    }
     if (auto problem = fields_problem(raw, out.event); !problem.empty()) {
         out.verdict = ParsedEntry::Verdict::invalid_event;
         out.reason = std::move(problem);

@@ -36,7 +36,7 @@ local function event_fence()
   local verdict = nil
   if c > 0 then
     verdict = 'superseded'
-  elseif c == 0 and (cur[2] == 'done' or cur[2] == 'failed') then
+  elseif c == 0 and (cur[2] == 'done' or cur[2] == 'failed' or cur[2] == 'deleted') then
     verdict = 'already_final'
   end
   if verdict then redis.call('XACK', KEYS[2], ARGV[1], ARGV[3]) end
@@ -58,6 +58,7 @@ local v = fence()
 if v then return v end
 local args = {}
 for i = 6, #ARGV do args[#args + 1] = ARGV[i] end
+redis.call('HDEL', KEYS[1], 'deleted_at') -- a newer upload brings a deleted file back
 redis.call('HSET', KEYS[1], 'status', 'processing', 'event_id', ARGV[3], unpack(args))
 announce(KEYS[3], ARGV[5], ARGV[4], 'processing', ARGV[3])
 return 'ok'
@@ -74,11 +75,34 @@ if nclear > 0 then
 end
 local args = {}
 for i = 8 + nclear, #ARGV do args[#args + 1] = ARGV[i] end
+redis.call('HDEL', KEYS[1], 'deleted_at')
 redis.call('HSET', KEYS[1], 'status', ARGV[6], 'event_id', ARGV[3], unpack(args))
 if KEYS[4] ~= '' and ARGV[6] == 'done' then
   redis.call('SET', KEYS[4], ARGV[4])
 end
 announce(KEYS[3], ARGV[5], ARGV[4], ARGV[6], ARGV[3])
+redis.call('XACK', KEYS[2], ARGV[1], ARGV[3])
+return 'ok'
+)lua";
+
+// The tombstone: every field but the kept ones goes; the hash index entry goes when it
+// still names this file for the same bytes (pcall: a key of another type is left alone).
+constexpr const char* k_delete = R"lua(
+local v = fence()
+if v then return v end
+local keep = {content_hash = true, name = true, owner = true, storage_key = true}
+local drop = {}
+for _, f in ipairs(redis.call('HKEYS', KEYS[1])) do
+  if not keep[f] then drop[#drop + 1] = f end
+end
+if #drop > 0 then redis.call('HDEL', KEYS[1], unpack(drop)) end
+redis.call('HSET', KEYS[1], 'status', 'deleted', 'event_id', ARGV[3], 'deleted_at', ARGV[6])
+if ARGV[7] ~= '' then redis.call('HSETNX', KEYS[1], 'storage_key', ARGV[7]) end
+if KEYS[4] ~= '' and redis.call('HGET', KEYS[1], 'content_hash') == ARGV[8] and
+   redis.pcall('GET', KEYS[4]) == ARGV[4] then
+  redis.call('DEL', KEYS[4])
+end
+announce(KEYS[3], ARGV[5], ARGV[4], 'deleted', ARGV[3])
 redis.call('XACK', KEYS[2], ARGV[1], ARGV[3])
 return 'ok'
 )lua";
@@ -127,6 +151,11 @@ const Script& start_script() {
 
 const Script& commit_script() {
     static const Script s(std::string(k_prelude) + k_commit);
+    return s;
+}
+
+const Script& delete_script() {
+    static const Script s(std::string(k_prelude) + k_delete);
     return s;
 }
 

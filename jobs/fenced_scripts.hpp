@@ -17,6 +17,12 @@ const Script& start_script();
 /// hash index for a done file, announces and acknowledges.
 const Script& commit_script();
 
+/// KEYS: metadata stream results hash-index (or ""). ARGV: group consumer entry file_id
+/// channel deleted_at storage_key content_hash. Turns the metadata into a tombstone
+/// (`status=deleted`, `deleted_at`; content_hash, name, owner and storage_key kept), drops
+/// the hash index entry when it names this file for `content_hash`, announces, acknowledges.
+const Script& delete_script();
+
 /// KEYS: metadata stream results dead. ARGV: group consumer entry file_id channel give_up
 /// nfields entry-pairs... meta-pairs... Copies the entry to the dead stream; with give_up
 /// (and not superseded) ends the metadata failed; acknowledges.

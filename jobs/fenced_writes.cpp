@@ -1,4 +1,5 @@
-// jobs::Queue's fenced writes: the processing write, the final commit and the dead letter.
+// jobs::Queue's fenced writes: the processing write, the final commit, the tombstone and the
+// dead letter.
 #include "jobs/fenced_scripts.hpp"
 #include "jobs/queue.hpp"
 
@@ -53,6 +54,19 @@ Fence Queue::commit(Redis& redis, const std::string& entry_id, const std::string
         commit_script().call(
             redis, {m_names.metadata_key(file_id), m_names.stream, m_names.results_stream(), index_key}, args),
         "final commit");
+}
+
+Fence Queue::tombstone(Redis& redis, const std::string& entry_id, const std::string& file_id,
+                       const std::string& deleted_at, const std::string& storage_key) const {
+    // The index key is named from the hash read now; the script checks it is still the file's.
+    const Reply hash = redis.command({"HGET", m_names.metadata_key(file_id), "content_hash"});
+    const std::string sha256 = hash.type == Reply::Type::string ? hash.str : std::string();
+    const std::string index_key = sha256.empty() ? std::string() : m_names.hash_index_key(sha256);
+    const std::vector<std::string> args = {
+        m_names.group, m_names.consumer, entry_id, file_id, m_names.status_channel(), deleted_at, storage_key, sha256};
+    return fence_of(delete_script().call(
+                        redis, {m_names.metadata_key(file_id), m_names.stream, m_names.results_stream(), index_key}, args),
+                    "delete");
 }
 
 Fence Queue::dead_letter(Redis& redis, const Delivery& delivery, const std::string& file_id, const std::string& reason,

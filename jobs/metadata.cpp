@@ -9,6 +9,11 @@ std::optional<Fields> read_metadata(Redis& redis, const QueueNames& names, const
     return fields;
 }
 
+bool is_tombstone(Redis& redis, const QueueNames& names, const std::string& file_id) {
+    const Reply r = redis.command({"HGET", names.metadata_key(file_id), "status"});
+    return r.type == Reply::Type::string && r.str == "deleted";
+}
+
 std::string field_value(const Fields& fields, const std::string& key) {
     for (const auto& [k, v] : fields) {
         if (k == key) return v;

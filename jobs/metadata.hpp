@@ -18,6 +18,10 @@ using Fields = std::vector<std::pair<std::string, std::string>>;
 /// when Redis refuses the read (the key holds another type).
 std::optional<Fields> read_metadata(Redis& redis, const QueueNames& names, const std::string& file_id);
 
+/// True when the metadata of `file_id` is a tombstone (`status=deleted`). Throws like
+/// read_metadata.
+bool is_tombstone(Redis& redis, const QueueNames& names, const std::string& file_id);
+
 /// The value of `key` in `fields`, or "" when absent.
 std::string field_value(const Fields& fields, const std::string& key);
 

@@ -64,6 +64,13 @@ public:
                  const std::vector<std::pair<std::string, std::string>>& fields, const std::vector<std::string>& clear,
                  const std::string& index_sha256 = {}) const;
 
+    /// The delete event's write, under the same fence as a commit: the metadata becomes a
+    /// tombstone (see delete_script), the hash index stops naming the file, `results` and the
+    /// channel are told `deleted`, and the entry is acknowledged. `storage_key` (may be empty)
+    /// is recorded when the metadata names none, for the garbage collector.
+    Fence tombstone(Redis& redis, const std::string& entry_id, const std::string& file_id,
+                    const std::string& deleted_at, const std::string& storage_key) const;
+
     /// Copies the entry to the dead-letter stream with `reason`, then (when it has a valid
     /// file_id and is not superseded) ends its metadata failed/gave_up, then acknowledges.
     Fence dead_letter(Redis& redis, const Delivery& delivery, const std::string& file_id, const std::string& reason,

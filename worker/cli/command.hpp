@@ -56,6 +56,8 @@ Command status_command();
 Command dead_list_command();
 Command dead_retry_command();
 Command reconcile_command();
+Command delete_command();
+Command gc_command();
 
 /// The event of `--steps` (step_text, step_thumbnails, steps), or nullopt after printing
 /// "ingestd <command>: invalid --steps ..." to stderr.

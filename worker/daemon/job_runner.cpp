@@ -1,8 +1,10 @@
 #include "worker/daemon/job_runner.hpp"
 
 #include "core/backoff.hpp"
+#include "core/layout.hpp"
 #include "extractors/sniff/content_type.hpp"
 #include "worker/config/log.hpp"
+#include "jobs/metadata.hpp"
 #include "worker/daemon/dedup.hpp"
 #include "worker/http/metrics.hpp"
 
@@ -86,6 +88,7 @@ void JobRunner::run(const jobs::Delivery& d, const std::function<bool()>& lease_
     Job job(d, lease_lost);
     try {
         if (dead_lettered(job)) return;
+        if (job.parsed.verdict == jobs::ParsedEntry::Verdict::ok && job.event().is_delete) return delete_file(job);
         job.common = common_fields(job);
         if (job.parsed.verdict == jobs::ParsedEntry::Verdict::ok && !write_processing(job)) return;
         if (!produce(job)) return;
@@ -158,6 +161,38 @@ bool JobRunner::write_processing(const Job& job) {
     log::info("event skipped",
               {{"file_id", job.file_id()}, {"event_id", job.entry_id()}, {"fence", jobs::to_string(f)}});
     return false;
+}
+
+// A delete event: the fenced tombstone, then (when it was written) the file's outputs go.
+void JobRunner::delete_file(const Job& job) {
+    const std::string deleted_at = jobs::utc_now_rfc3339();
+    auto f = with_retry("delete", [&] {
+        return m_queue.tombstone(m_redis, job.entry_id(), job.file_id(), deleted_at, job.event().storage_key);
+    });
+    const std::string fence = jobs::to_string(f);
+    m_metrics.job(f == jobs::Fence::ok ? "deleted" : fence, "unknown");
+    if (f != jobs::Fence::ok) {
+        log::info("delete skipped", {{"file_id", job.file_id()}, {"event_id", job.entry_id()}, {"fence", fence}});
+        return;
+    }
+    ++m_metrics.deletions;
+    log::info("file deleted", {{"file_id", job.file_id()},
+                               {"event_id", job.entry_id()},
+                               {"deleted_at", deleted_at},
+                               {"duration_ms", ms_since(job.started)}});
+    remove_outputs(job, "delete");
+}
+
+// Removes every output key of the file; a failure is logged, and `ingestd gc` removes what
+// stays (no live metadata refers to it).
+void JobRunner::remove_outputs(const Job& job, const char* why) {
+    const std::vector<std::string> keys = core::output_keys(job.file_id());
+    try {
+        m_storage.remove_many(keys);
+        m_metrics.outputs_removed += static_cast<long long>(keys.size());
+    } catch (const core::FileError& e) {
+        log::warn("outputs not removed; ingestd gc will", {{"file_id", job.file_id()}, {"why", why}, {"error", e.what()}});
+    }
 }
 
 // Another worker took the entry over (this worker's lease lapsed, e.g. Redis was away
@@ -279,6 +314,12 @@ void JobRunner::commit(Job& job) {
                                                               : "failed";
     m_metrics.job(outcome, kind);
     log_outcome(job, f, kind);
+    // Outputs written for a file deleted meanwhile must not outlive the tombstone.
+    if (f == jobs::Fence::superseded && jobs::is_tombstone(m_redis, m_queue.names(), job.file_id())) {
+        log::info("file deleted while in flight; its outputs are removed",
+                  {{"file_id", job.file_id()}, {"event_id", job.entry_id()}});
+        remove_outputs(job, "deleted while in flight");
+    }
 }
 
 void JobRunner::log_outcome(const Job& job, jobs::Fence f, const std::string& kind) {

@@ -41,6 +41,8 @@ private:
     bool dead_lettered(const Job& job);
     Fields common_fields(const Job& job) const;
     bool write_processing(const Job& job);
+    void delete_file(const Job& job);
+    void remove_outputs(const Job& job, const char* why);
     bool abandoned(const Job& job, const char* stage);
     bool produce(Job& job);
     bool with_storage_retry(Job& job, const std::function<bool()>& attempt);

@@ -15,6 +15,10 @@ Response unknown_file() {
     return text(beast_http::status::not_found, "unknown file\n");
 }
 
+bool deleted(const jobs::Fields& meta) {
+    return jobs::field_value(meta, "status") == "deleted";
+}
+
 } // namespace
 
 Response file_metadata(const Request& request, ServerContext& context, jobs::Redis& redis) {
@@ -24,7 +28,8 @@ Response file_metadata(const Request& request, ServerContext& context, jobs::Red
     if (!meta) return unknown_file();
     nlohmann::ordered_json j = nlohmann::ordered_json::object();
     for (const auto& [k, v] : *meta) j[k] = v;
-    return json(beast_http::status::ok, j);
+    // A deleted file answers 410 Gone, with its tombstone for the curious.
+    return json(deleted(*meta) ? beast_http::status::gone : beast_http::status::ok, j);
 }
 
 Response file_thumbnail(const Request& request, ServerContext& context, jobs::Redis& redis) {
@@ -34,6 +39,7 @@ Response file_thumbnail(const Request& request, ServerContext& context, jobs::Re
     if (!jobs::valid_file_id(id)) return unknown_file();
     const auto meta = jobs::read_metadata(redis, context.names, id);
     if (!meta) return unknown_file();
+    if (deleted(*meta)) return text(beast_http::status::gone, "file deleted\n");
     const std::string key = jobs::field_value(*meta, core::thumbnail_field(*size));
     if (key.empty()) return text(beast_http::status::not_found, "no thumbnail\n");
     std::string bytes;

@@ -21,10 +21,12 @@ struct Metrics {
     std::atomic<long long> stream_lag{0};
     std::atomic<long long> dead_letters{0};
     std::atomic<long long> bytes_hashed{0};
+    std::atomic<long long> deletions{0};
+    std::atomic<long long> outputs_removed{0};
     std::atomic<bool> redis_up{false};
     std::atomic<bool> draining{false};
 
-    /// Counts one finished job by outcome (done, failed, superseded, lost, dead) and kind.
+    /// Counts one finished job by outcome (done, failed, deleted, superseded, lost, dead) and kind.
     void job(const std::string& outcome, const std::string& kind);
     /// Observes one stage's duration in seconds (hash, analyse, commit, total).
     void stage(const std::string& stage, double seconds);

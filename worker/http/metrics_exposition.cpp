@@ -32,7 +32,7 @@ struct Scalar {
     const char* help;
     std::atomic<long long> Metrics::*value;
 };
-constexpr std::array<Scalar, 9> k_scalars{{
+constexpr std::array<Scalar, 11> k_scalars{{
     {"ingestd_jobs_in_flight", "gauge", "Jobs being processed now.", &Metrics::in_flight},
     {"ingestd_stream_lag", "gauge", "Entries of the stream not yet delivered to the group.", &Metrics::stream_lag},
     {"ingestd_stream_pending", "gauge", "Entries delivered to the group and not acknowledged.",
@@ -45,6 +45,9 @@ constexpr std::array<Scalar, 9> k_scalars{{
      &Metrics::stream_trimmed},
     {"ingestd_dead_letter_entries", "gauge", "Entries in the dead-letter stream.", &Metrics::dead_letters},
     {"ingestd_bytes_hashed_total", "counter", "Bytes of input files hashed.", &Metrics::bytes_hashed},
+    {"ingestd_deletions_total", "counter", "Delete events that turned a file into a tombstone.", &Metrics::deletions},
+    {"ingestd_deleted_outputs_total", "counter",
+     "Output keys (thumbnails, spilled text) removed for deleted files.", &Metrics::outputs_removed},
 }};
 
 void build_info_family(std::ostream& o) {

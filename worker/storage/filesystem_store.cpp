@@ -180,6 +180,15 @@ void FilesystemStore::remove(const std::string& key) const {
     }
 }
 
+std::optional<std::chrono::system_clock::time_point> FilesystemStore::modified(const std::string& key) const {
+    const core::Fd fd(openat2_beneath(m_root_fd.get(), key, O_PATH | O_NOFOLLOW));
+    struct stat st {};
+    if (!fd || ::fstat(fd.get(), &st) != 0) return std::nullopt;
+    const auto since_epoch = std::chrono::seconds(st.st_mtim.tv_sec) + std::chrono::nanoseconds(st.st_mtim.tv_nsec);
+    return std::chrono::system_clock::time_point(
+        std::chrono::duration_cast<std::chrono::system_clock::duration>(since_epoch));
+}
+
 void FilesystemStore::list_folder(int dir_fd, const std::string& prefix,
                                   const std::function<void(const std::string&)>& visit) const {
     DIR* dir = ::fdopendir(dir_fd); // owns dir_fd from here

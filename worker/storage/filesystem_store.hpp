@@ -20,6 +20,7 @@ public:
     void write_from(const std::string& key, int fd) const override;
     void copy(const std::string& from, const std::string& to) const override;
     void remove(const std::string& key) const override;
+    std::optional<std::chrono::system_clock::time_point> modified(const std::string& key) const override;
     void list(const std::string& prefix, const std::function<void(const std::string& key)>& visit) const override;
     std::string describe(const std::string& key) const override;
 

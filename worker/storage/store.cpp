@@ -23,6 +23,14 @@ std::string Store::read_all(const std::string& key, std::uint64_t max_bytes) con
     return data;
 }
 
+void Store::remove_many(const std::vector<std::string>& keys) const {
+    for (const auto& key : keys) remove(key);
+}
+
+std::optional<std::chrono::system_clock::time_point> Store::modified(const std::string&) const {
+    return std::nullopt;
+}
+
 std::unique_ptr<Store> open_store(const std::string& root, bool create) {
     // One row per store, chosen by the root's scheme; a plain path is a folder.
     return std::make_unique<FilesystemStore>(root, create);

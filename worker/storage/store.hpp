@@ -3,8 +3,11 @@
 #include "core/fd.hpp"
 #include "core/file_error.hpp"
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
+#include <optional>
+#include <vector>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -43,6 +46,14 @@ public:
 
     /// Removes `key`; a key that does not exist is not an error.
     virtual void remove(const std::string& key) const = 0;
+
+    /// Removes every key of `keys` (missing ones are not an error). This default calls
+    /// remove() for each; a store with batched deletes overrides it.
+    virtual void remove_many(const std::vector<std::string>& keys) const;
+
+    /// When `key` was last written, where the store can tell cheaply; nullopt otherwise (and
+    /// for a missing key). The garbage collector only removes temporaries it can age.
+    virtual std::optional<std::chrono::system_clock::time_point> modified(const std::string& key) const;
 
     /// Calls `visit` for every key under `prefix` ("thumbnails/"), one at a time, in no
     /// particular order, without holding the whole listing in memory.
