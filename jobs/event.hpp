@@ -20,7 +20,7 @@ struct Event {
     std::string owner;
     bool step_text = true;
     bool step_thumbnails = true;
-    std::string steps; // as given, normalised ("text,thumbnails")
+    std::string steps;      // as given, normalised ("text,thumbnails")
     bool is_delete = false; // `op=delete`: only file_id (and an optional storage_key) matter
 };
 

@@ -62,11 +62,12 @@ Fence Queue::tombstone(Redis& redis, const std::string& entry_id, const std::str
     const Reply hash = redis.command({"HGET", m_names.metadata_key(file_id), "content_hash"});
     const std::string sha256 = hash.type == Reply::Type::string ? hash.str : std::string();
     const std::string index_key = sha256.empty() ? std::string() : m_names.hash_index_key(sha256);
-    const std::vector<std::string> args = {
-        m_names.group, m_names.consumer, entry_id, file_id, m_names.status_channel(), deleted_at, storage_key, sha256};
-    return fence_of(delete_script().call(
-                        redis, {m_names.metadata_key(file_id), m_names.stream, m_names.results_stream(), index_key}, args),
-                    "delete");
+    const std::vector<std::string> args = {m_names.group, m_names.consumer, entry_id, file_id, m_names.status_channel(),
+                                           deleted_at,    storage_key,      sha256};
+    return fence_of(
+        delete_script().call(
+            redis, {m_names.metadata_key(file_id), m_names.stream, m_names.results_stream(), index_key}, args),
+        "delete");
 }
 
 Fence Queue::dead_letter(Redis& redis, const Delivery& delivery, const std::string& file_id, const std::string& reason,

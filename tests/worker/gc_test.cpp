@@ -10,9 +10,8 @@
 #include <set>
 #include <sstream>
 
-#include <sys/stat.h>
-
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 namespace {
 
@@ -27,8 +26,7 @@ struct Gc : ::testing::Test {
     std::multiset<std::string> gc(const std::string& args, int* status = nullptr) {
         int rc = -1;
         const std::string out = testsupport::run_ingestd(
-            "gc " + args, {{"INGEST_REDIS_URL", fx.server().url()}, {"INGEST_STORAGE_ROOT", fx.store().string()}},
-            &rc);
+            "gc " + args, {{"INGEST_REDIS_URL", fx.server().url()}, {"INGEST_STORAGE_ROOT", fx.store().string()}}, &rc);
         if (status) *status = rc;
         std::multiset<std::string> removed;
         std::istringstream lines(out);
@@ -72,8 +70,11 @@ TEST_F(Gc, RemovesOrphansAndOldOriginalsAndNothingElse) {
                                                 "output:thumbnails/live/72.webp",
                                                 "temporary:text/.ghost2.txt.tmp-0123456789ab"};
     int status = -1;
-    EXPECT_EQ(gc("--grace 0 --dry-run", &status),
-              [&] { auto all = orphans; all.insert("original:up/gone.txt"); return all; }());
+    EXPECT_EQ(gc("--grace 0 --dry-run", &status), [&] {
+        auto all = orphans;
+        all.insert("original:up/gone.txt");
+        return all;
+    }());
     EXPECT_EQ(status, 0);
     EXPECT_TRUE(exists("thumbnails/ghost/72.webp") && exists("up/gone.txt"));
     EXPECT_EQ(gc("--grace 3600", &status), orphans); // the original is within its grace
@@ -83,8 +84,8 @@ TEST_F(Gc, RemovesOrphansAndOldOriginalsAndNothingElse) {
     EXPECT_FALSE(exists("up/gone.txt"));
     EXPECT_EQ(fx.field("gone", "status"), "deleted");
     EXPECT_EQ(fx.field("gone", "storage_key"), "");
-    for (const char* kept : {"up/live.txt", "thumbnails/busy/72.webp", "thumbnails/README",
-                             "text/.ghost3.txt.tmp-0123456789ab"}) {
+    for (const char* kept :
+         {"up/live.txt", "thumbnails/busy/72.webp", "thumbnails/README", "text/.ghost3.txt.tmp-0123456789ab"}) {
         EXPECT_TRUE(exists(kept)) << kept;
     }
     EXPECT_EQ(gc("--grace 0", &status), std::multiset<std::string>{}); // nothing left to do

@@ -10,8 +10,8 @@ namespace worker::cli {
 
 const std::vector<Command>& commands() {
     static const std::vector<Command> all = {
-        worker_command(),    process_command(),    submit_command(),    status_command(),
-        dead_list_command(), dead_retry_command(), reconcile_command(), delete_command(), gc_command(),
+        worker_command(),     process_command(),   submit_command(), status_command(), dead_list_command(),
+        dead_retry_command(), reconcile_command(), delete_command(), gc_command(),
     };
     return all;
 }

@@ -28,8 +28,8 @@ bool orphaned(const jobs::OutputOwner& owner, const std::string& key) {
 } // namespace
 
 GcSweep::GcSweep(jobs::Redis& redis, const jobs::QueueNames& names, const Store& store, GcOptions options)
-    : m_redis(redis), m_names(names), m_store(store), m_options(options),
-      m_removed{{"original", 0}, {"output", 0}, {"temporary", 0}} {}
+    : m_redis(redis), m_names(names), m_store(store),
+      m_options(options), m_removed{{"original", 0}, {"output", 0}, {"temporary", 0}} {}
 
 long long GcSweep::removed(const std::string& kind) const {
     for (const auto& [k, n] : m_removed) {
@@ -68,7 +68,8 @@ void GcSweep::remove_originals() {
     for (const auto& t : m_tombstones) keys.push_back(t.storage_key);
     if (!m_options.dry_run) m_store.remove_many(keys);
     for (const auto& t : m_tombstones) {
-        if (m_options.dry_run || jobs::forget_original(m_redis, m_names, t)) report("original", t.storage_key, t.file_id);
+        if (m_options.dry_run || jobs::forget_original(m_redis, m_names, t))
+            report("original", t.storage_key, t.file_id);
     }
     m_tombstones.clear();
 }

@@ -3,8 +3,8 @@
 #include "core/backoff.hpp"
 #include "core/layout.hpp"
 #include "extractors/sniff/content_type.hpp"
-#include "worker/config/log.hpp"
 #include "jobs/metadata.hpp"
+#include "worker/config/log.hpp"
 #include "worker/daemon/dedup.hpp"
 #include "worker/http/metrics.hpp"
 
@@ -191,7 +191,8 @@ void JobRunner::remove_outputs(const Job& job, const char* why) {
         m_storage.remove_many(keys);
         m_metrics.outputs_removed += static_cast<long long>(keys.size());
     } catch (const core::FileError& e) {
-        log::warn("outputs not removed; ingestd gc will", {{"file_id", job.file_id()}, {"why", why}, {"error", e.what()}});
+        log::warn("outputs not removed; ingestd gc will",
+                  {{"file_id", job.file_id()}, {"why", why}, {"error", e.what()}});
     }
 }
 

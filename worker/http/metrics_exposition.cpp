@@ -46,8 +46,8 @@ constexpr std::array<Scalar, 11> k_scalars{{
     {"ingestd_dead_letter_entries", "gauge", "Entries in the dead-letter stream.", &Metrics::dead_letters},
     {"ingestd_bytes_hashed_total", "counter", "Bytes of input files hashed.", &Metrics::bytes_hashed},
     {"ingestd_deletions_total", "counter", "Delete events that turned a file into a tombstone.", &Metrics::deletions},
-    {"ingestd_deleted_outputs_total", "counter",
-     "Output keys (thumbnails, spilled text) removed for deleted files.", &Metrics::outputs_removed},
+    {"ingestd_deleted_outputs_total", "counter", "Output keys (thumbnails, spilled text) removed for deleted files.",
+     &Metrics::outputs_removed},
 }};
 
 void build_info_family(std::ostream& o) {

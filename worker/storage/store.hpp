@@ -6,11 +6,11 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
-#include <optional>
-#include <vector>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace worker {
 
