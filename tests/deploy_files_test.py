@@ -191,6 +191,12 @@ def main():
     check(meta.get("stream") == stream and meta.get("consumerGroup") == group, "KEDA: same stream and group")
     addr_env = meta.get("addressFromEnv")
     check(addr_env is None or addr_env in env, f"KEDA: addressFromEnv {addr_env} is set in the container")
+    gc = yaml.safe_load(open(f"{src}/docker/k8s/gc-cronjob.yaml"))
+    gc_pod = gc["spec"]["jobTemplate"]["spec"]["template"]["spec"]
+    gc_args = gc_pod["containers"][0]["args"]
+    check(gc["kind"] == "CronJob" and gc_args[:2] == ["gc", "--grace"] and int(gc_args[2]) > 0,
+          "k8s: a CronJob runs ingestd gc with a grace")
+    check(gc_pod["volumes"] == pod["volumes"], "k8s: gc sees the workers' storage volume")
 
     if failures:
         print(f"{len(failures)} deploy-file checks failed", file=sys.stderr)
