@@ -93,6 +93,26 @@ TEST(Event, BadOtherFieldsAreInvalidEvent) {
     }
 }
 
+TEST(Event, DeleteNeedsOnlyTheFileId) {
+    auto d = jobs::parse_event("2-0", {{"file_id", "f1"}, {"op", "delete"}});
+    EXPECT_EQ(d.verdict, jobs::ParsedEntry::Verdict::ok);
+    EXPECT_TRUE(d.event.is_delete);
+    EXPECT_EQ(d.event.storage_key, "");
+    d = jobs::parse_event("2-0", {{"file_id", "f1"}, {"op", "delete"}, {"storage_key", "up/f1"}});
+    EXPECT_EQ(d.event.storage_key, "up/f1");
+    d = jobs::parse_event("2-0", {{"file_id", "f1"}, {"op", "delete"}, {"storage_key", "../x"}});
+    EXPECT_EQ(d.verdict, jobs::ParsedEntry::Verdict::ok); // a bad key is ignored, never followed
+    EXPECT_EQ(d.event.storage_key, "");
+    d = jobs::parse_event("2-0", {{"file_id", "f1"}, {"op", "process"}, {"storage_key", "k"}});
+    EXPECT_FALSE(d.event.is_delete);
+    EXPECT_EQ(d.verdict, jobs::ParsedEntry::Verdict::ok);
+    d = jobs::parse_event("2-0", {{"file_id", "f1"}, {"op", "erase"}, {"storage_key", "k"}});
+    EXPECT_EQ(d.verdict, jobs::ParsedEntry::Verdict::invalid_event);
+    EXPECT_FALSE(d.reason.empty());
+    d = jobs::parse_event("2-0", {{"op", "delete"}});
+    EXPECT_EQ(d.verdict, jobs::ParsedEntry::Verdict::dead_letter);
+}
+
 TEST(Event, StepsList) {
     auto p = parse({{"file_id", "f"}, {"storage_key", "k"}, {"steps", "thumbnails, text"}});
     ASSERT_EQ(p.verdict, Verdict::ok);
