@@ -106,7 +106,7 @@ std::optional<UnfinishedFile> unfinished_file(Redis& redis, const std::string& k
 
 bool is_final(const Fields& metadata) {
     const std::string status = field_value(metadata, "status");
-    return status == "done" || status == "failed";
+    return status == "done" || status == "failed" || status == "deleted";
 }
 
 bool has_failure(const Fields& metadata) {

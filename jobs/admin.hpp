@@ -18,7 +18,8 @@
 // reached.
 namespace jobs {
 
-/// True when the metadata's `status` is final (`done` or `failed`).
+/// True when the metadata's `status` is final (`done` or `failed`), or `deleted` (nothing
+/// more will happen to it unless it is uploaded again).
 bool is_final(const Fields& metadata);
 
 /// True when the file or one of its steps failed (`status`, `extraction_status` or
