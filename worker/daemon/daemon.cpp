@@ -10,6 +10,7 @@
 #include "worker/helper/pool.hpp"
 #include "worker/http/metrics.hpp"
 
+#include <iostream>
 #include <thread>
 
 #include <unistd.h>
@@ -71,7 +72,13 @@ int finish(Daemon& daemon, std::atomic<bool>& lease_stop, std::thread& dispatche
 } // namespace
 
 int run_daemon(const Config& config) {
-    const std::unique_ptr<Store> store = open_store(config.storage_root, true);
+    std::unique_ptr<Store> store;
+    try {
+        store = open_store(config.storage_root, true);
+    } catch (const core::FileError& e) {
+        std::cerr << "ingestd worker: cannot open the storage: " << e.what() << "\n"; // missing bucket, credentials
+        return 2;
+    }
     const jobs::Queue queue(queue_names(config));
     Metrics metrics;
     std::atomic<bool> stopping{false};
