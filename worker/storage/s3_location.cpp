@@ -26,7 +26,9 @@ bool valid_prefix(const std::string& p) {
                         c == '.' || c == '_' || c == '/';
         if (!ok) return false;
     }
-    return p.find("//") == std::string::npos;
+    const std::string segments = "/" + p + "/";
+    return p.find("//") == std::string::npos && segments.find("/./") == std::string::npos &&
+           segments.find("/../") == std::string::npos;
 }
 
 // "https://host:port/" -> scheme "https://", authority "host:port"
