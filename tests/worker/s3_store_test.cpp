@@ -4,6 +4,7 @@
 #include "tests/support/redis_server.hpp"
 #include "tests/support/s3_server.hpp"
 #include "worker/storage/s3_location.hpp"
+#include "worker/storage/sigv4_presign.hpp"
 #include "worker/storage/store.hpp"
 
 #include <chrono>
@@ -247,6 +248,31 @@ TEST_F(S3Store, MissingBucketAtStartUpNamesTheBucket) {
         EXPECT_FALSE(e.transient());
         EXPECT_NE(std::string(e.what()).find("no-such-bucket"), std::string::npos) << e.what();
     }
+}
+
+TEST(SigV4Presign, MatchesTheAwsDocumentationExample) {
+    // "Authenticating Requests: Using Query Parameters (AWS Signature Version 4)", S3 API docs.
+    worker::PresignRequest r;
+    r.access_key = "AKIAIOSFODNN7EXAMPLE";
+    r.secret_key = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY";
+    r.host = "examplebucket.s3.amazonaws.com";
+    r.path = "/test.txt";
+    r.url_base = "https://examplebucket.s3.amazonaws.com/test.txt";
+    r.now = 1369353600; // 20130524T000000Z
+    r.expires_s = 86400;
+    EXPECT_EQ(worker::presign_get(r),
+              "https://examplebucket.s3.amazonaws.com/test.txt?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential="
+              "AKIAIOSFODNN7EXAMPLE%2F20130524%2Fus-east-1%2Fs3%2Faws4_request&X-Amz-Date=20130524T000000Z&X-Amz-"
+              "Expires=86400&X-Amz-SignedHeaders=host&X-Amz-Signature="
+              "aeeed9bbccd4d02ee5c0109b86d86835f995330da4c265957d157751f604d404");
+}
+
+TEST_F(S3Store, PresignedUrlFetchesTheObjectWithoutCredentials) {
+    m_store->write("thumbnails/f9/72.webp", "presigned bytes");
+    const auto url = m_store->presigned_url("thumbnails/f9/72.webp", 900);
+    ASSERT_TRUE(url);
+    EXPECT_NE(url->find("X-Amz-Expires=900"), std::string::npos) << *url;
+    EXPECT_EQ(testsupport::run_command("curl -sf '" + *url + "'"), "presigned bytes");
 }
 
 TEST(S3Location, ParsesRootAndAddressing) {

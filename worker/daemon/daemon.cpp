@@ -7,9 +7,11 @@
 #include "worker/daemon/job_runner.hpp"
 #include "worker/daemon/lease_keeper.hpp"
 #include "worker/daemon/slots.hpp"
+#include "worker/daemon/storage_watch.hpp"
 #include "worker/helper/pool.hpp"
 #include "worker/http/metrics.hpp"
 
+#include <functional>
 #include <iostream>
 #include <thread>
 
@@ -104,6 +106,12 @@ int run_daemon(const Config& config) {
     std::thread dispatcher([&] { run_dispatcher(config, queue, slots, metrics, stopping, daemon.threads_ready); });
     std::atomic<bool> lease_stop{false};
     std::thread lease([&] { run_lease_keeper(config, queue, slots, metrics, lease_stop); });
+    std::atomic<bool> watch_stop{false};
+    std::thread watch([&] { run_storage_watch(*store, metrics, watch_stop); });
+    const std::unique_ptr<void, std::function<void(void*)>> stop_watch(&watch_stop, [&](void*) {
+        watch_stop = true;
+        watch.join();
+    });
 
     Drain drain(config, metrics, slots, stopping);
     drain.run();

@@ -22,6 +22,7 @@ struct Metrics {
     std::atomic<long long> dead_letters{0};
     std::atomic<long long> bytes_hashed{0};
     std::atomic<bool> redis_up{false};
+    std::atomic<bool> storage_up{true};
     std::atomic<bool> draining{false};
 
     /// Counts one finished job by outcome (done, failed, superseded, lost, dead) and kind.

@@ -2,6 +2,7 @@
 
 #include "core/backoff.hpp"
 #include "worker/storage/s3_xml.hpp"
+#include "worker/storage/sigv4_presign.hpp"
 #include "worker/storage/spool.hpp"
 
 #include <thread>
@@ -234,6 +235,28 @@ void S3Store::list(const std::string& prefix, const std::function<void(const std
         }
         token = page.truncated ? page.next_token : std::string();
     } while (!token.empty());
+}
+
+std::optional<std::string> S3Store::presigned_url(const std::string& key, int seconds) const {
+    const S3Location& loc = location();
+    PresignRequest r;
+    r.access_key = loc.access_key;
+    r.secret_key = loc.secret_key;
+    r.session_token = loc.session_token;
+    r.region = loc.region;
+    r.host = loc.host();
+    r.url_base = loc.object_url(key);
+    r.path = r.url_base.substr(r.url_base.find('/', r.url_base.find("://") + 3));
+    r.now = std::time(nullptr);
+    r.expires_s = seconds;
+    return presign_get(r);
+}
+
+bool S3Store::reachable() const {
+    S3Request req;
+    req.method = "HEAD";
+    req.url = location().bucket_url() + "/";
+    return m_client.perform(req).status != 0; // any HTTP reply: the endpoint is there
 }
 
 std::string S3Store::describe(const std::string& key) const {

@@ -26,6 +26,8 @@ public:
     void remove(const std::string& key) const override;
     void list(const std::string& prefix, const std::function<void(const std::string& key)>& visit) const override;
     std::string describe(const std::string& key) const override;
+    bool reachable() const override;
+    std::optional<std::string> presigned_url(const std::string& key, int seconds) const override;
 
     const S3Location& location() const { return m_client.location(); }
 
