@@ -2,8 +2,8 @@
 """A loopback TCP proxy for the object-store fault tests.
 
 Relays 127.0.0.1:LISTEN to 127.0.0.1:UPSTREAM. The first whole-object GET (no Range header)
-has its reply cut after --cut-after bytes: both sockets are closed, then --on-cut runs (a shell
-command, e.g. one that replaces the object). Every request line and Range header is logged to
+has its reply cut after --cut-after bytes: --on-cut runs (a shell command, e.g. one that
+replaces the object), then both sockets are closed. Every request line and Range header is logged to
 --log, so a test can see the ranged GET that resumed the download.
 """
 import argparse
@@ -20,12 +20,17 @@ def log(path, line):
         f.write(line + "\n")
 
 
+def chunks(sock):
+    while True:
+        data = sock.recv(65536)
+        if not data:
+            return
+        yield data
+
+
 def pump_requests(client, upstream, conn, args):
     try:
-        while True:
-            data = client.recv(65536)
-            if not data:
-                break
+        for data in chunks(client):
             text = data[:4096].decode("latin-1")
             if text[:4] in ("GET ", "HEAD", "PUT "):
                 ranged = [l for l in text.split("\r\n") if l.lower().startswith("range:")]
@@ -47,19 +52,16 @@ def pump_requests(client, upstream, conn, args):
 
 def pump_replies(client, upstream, conn, args):
     try:
-        while True:
-            data = upstream.recv(65536)
-            if not data:
-                break
+        for data in chunks(upstream):
             cut = conn.get("cut")
             if cut is not None and len(data) >= cut:
                 client.sendall(data[:cut])
+                if args.on_cut:  # before the client sees the drop, so its resume meets the change
+                    subprocess.run(args.on_cut, shell=True, check=False)
                 client.shutdown(socket.SHUT_RDWR)
                 upstream.close()
                 client.close()
                 log(args.log, "CUT")
-                if args.on_cut:
-                    subprocess.run(args.on_cut, shell=True, check=False)
                 return
             if cut is not None:
                 conn["cut"] = cut - len(data)

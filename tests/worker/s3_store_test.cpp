@@ -45,13 +45,18 @@ std::string read_fd(int fd, std::uint64_t size) {
     return s;
 }
 
-std::optional<core::ErrorCode> code_of(const std::function<void()>& f) {
+std::optional<core::FileError> file_error_of(const std::function<void()>& f) {
     try {
         f();
     } catch (const core::FileError& e) {
-        return e.code();
+        return e;
     }
     return std::nullopt;
+}
+
+std::optional<core::ErrorCode> code_of(const std::function<void()>& f) {
+    const auto e = file_error_of(f);
+    return e ? std::optional(e->code()) : std::nullopt;
 }
 
 /// The proxy of tests/s3/cut_proxy.py between the store and s3rver.
@@ -129,25 +134,19 @@ TEST_F(S3Store, TooLargeFromHeadAndMissingObject) {
 TEST_F(S3Store, UnknownAccessKeyIsARefusalNamingBucketAndKeyNotTheSecret) {
     m_server->put("in/up/a.bin", "abc");
     ::setenv("AWS_SECRET_ACCESS_KEY", "TOPSECRETVALUE", 1);
-    try {
-        use_endpoint(m_server->endpoint(), "NOBODY");
-        FAIL() << "the start-up check should refuse the credentials";
-    } catch (const core::FileError& e) {
-        EXPECT_FALSE(e.transient());
-        EXPECT_NE(std::string(e.what()).find("uploads"), std::string::npos) << e.what();
-    }
+    const auto refused = file_error_of([&] { use_endpoint(m_server->endpoint(), "NOBODY"); });
+    ASSERT_TRUE(refused) << "the start-up check should refuse the credentials";
+    EXPECT_FALSE(refused->transient());
+    EXPECT_NE(std::string(refused->what()).find("uploads"), std::string::npos) << refused->what();
     ::setenv("AWS_ACCESS_KEY_ID", "NOBODY", 1);
     const auto store = worker::open_store("s3://uploads/in", false);
-    try {
-        store->open_input("up/a.bin", 100);
-        FAIL() << "a refused read must throw";
-    } catch (const core::FileError& e) {
-        EXPECT_EQ(e.code(), core::ErrorCode::storage_error);
-        EXPECT_FALSE(e.transient());
-        const std::string what = e.what();
-        EXPECT_NE(what.find("s3://uploads/in/up/a.bin"), std::string::npos) << what;
-        EXPECT_EQ(what.find("TOPSECRETVALUE"), std::string::npos) << what;
-    }
+    const auto e = file_error_of([&] { store->open_input("up/a.bin", 100); });
+    ASSERT_TRUE(e) << "a refused read must throw";
+    EXPECT_EQ(e->code(), core::ErrorCode::storage_error);
+    EXPECT_FALSE(e->transient());
+    const std::string what = e->what();
+    EXPECT_NE(what.find("s3://uploads/in/up/a.bin"), std::string::npos) << what;
+    EXPECT_EQ(what.find("TOPSECRETVALUE"), std::string::npos) << what;
 }
 
 TEST_F(S3Store, OutputsArePutWithContentTypeAndCacheControl) {
@@ -231,23 +230,17 @@ TEST_F(S3Store, ServerRestartedMidDownloadFinishesTheRead) {
 
 TEST_F(S3Store, UnreachableEndpointIsTransient) {
     use_endpoint("http://127.0.0.1:" + std::to_string(testsupport::free_port())); // start-up does not throw
-    try {
-        m_store->open_input("up/a.bin", 100);
-        FAIL() << "no server: must throw";
-    } catch (const core::FileError& e) {
-        EXPECT_EQ(e.code(), core::ErrorCode::storage_error);
-        EXPECT_TRUE(e.transient());
-    }
+    const auto e = file_error_of([&] { m_store->open_input("up/a.bin", 100); });
+    ASSERT_TRUE(e) << "no server: must throw";
+    EXPECT_EQ(e->code(), core::ErrorCode::storage_error);
+    EXPECT_TRUE(e->transient());
 }
 
 TEST_F(S3Store, MissingBucketAtStartUpNamesTheBucket) {
-    try {
-        worker::open_store("s3://no-such-bucket/x", true);
-        FAIL() << "a missing bucket must throw";
-    } catch (const core::FileError& e) {
-        EXPECT_FALSE(e.transient());
-        EXPECT_NE(std::string(e.what()).find("no-such-bucket"), std::string::npos) << e.what();
-    }
+    const auto e = file_error_of([&] { worker::open_store("s3://no-such-bucket/x", true); });
+    ASSERT_TRUE(e) << "a missing bucket must throw";
+    EXPECT_FALSE(e->transient());
+    EXPECT_NE(std::string(e->what()).find("no-such-bucket"), std::string::npos) << e->what();
 }
 
 TEST(SigV4Presign, MatchesTheAwsDocumentationExample) {

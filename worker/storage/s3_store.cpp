@@ -144,7 +144,8 @@ bool S3Store::download(const std::string& key, const Head& head, int fd) const {
             return true;
         };
         const S3Response r = m_client.perform(req);
-        if (changed || r.status == 412) return false;
+        // 412: If-Match failed; 416: the resumed range is past the end of a shorter new object.
+        if (changed || r.status == 412 || r.status == 416) return false;
         if (r.aborted) throw core::FileError(core::ErrorCode::storage_error, "cannot spool " + describe(key), true);
         const bool resumable = r.status == 0 || (r.status >= 200 && r.status < 300);
         if (!resumable && !transient_reply(r)) fail(r, key, "read");
