@@ -1,6 +1,7 @@
 // The object store (worker/storage/s3_store.*) against a real S3-compatible server on
 // loopback (s3rver); objects are put and inspected with the curl CLI, never with the store.
 #include "core/file_error.hpp"
+#include "extractors/sniff/hash.hpp"
 #include "tests/support/redis_server.hpp"
 #include "tests/support/s3_server.hpp"
 #include "worker/storage/s3_location.hpp"
@@ -119,6 +120,7 @@ TEST_F(S3Store, ReadsAnObjectIntoAPrivateSpoolWithItsSize) {
     worker::Store::Input in = m_store->open_input("up/a.bin", 1 << 30);
     EXPECT_EQ(in.size, bytes.size());
     EXPECT_EQ(read_fd(in.fd.get(), in.size), bytes);
+    EXPECT_EQ(in.sha256_hex, extractors::sha256_hex(bytes.data(), bytes.size())) << "hashed as it arrived";
     struct stat st {};
     ASSERT_EQ(::fstat(in.fd.get(), &st), 0);
     EXPECT_EQ(st.st_nlink, 0u) << "the spool has no name another process could open";
@@ -193,6 +195,7 @@ TEST_F(S3Store, DroppedConnectionResumesWithARangedGet) {
     use_endpoint(proxy.endpoint());
     worker::Store::Input in = m_store->open_input("up/drop.bin", 1 << 30);
     EXPECT_EQ(read_fd(in.fd.get(), in.size), bytes);
+    EXPECT_EQ(in.sha256_hex, extractors::sha256_hex(bytes.data(), bytes.size()));
     const std::string log = proxy.log();
     EXPECT_NE(log.find("CUT"), std::string::npos) << log;
     EXPECT_NE(log.find("Range: bytes="), std::string::npos) << log;
@@ -212,6 +215,7 @@ TEST_F(S3Store, ObjectReplacedMidReadIsReadAgainFromTheStart) {
     std::filesystem::remove(file);
     EXPECT_EQ(in.size, new_bytes.size());
     EXPECT_TRUE(read_fd(in.fd.get(), in.size) == new_bytes) << "never half old, half new";
+    EXPECT_EQ(in.sha256_hex, extractors::sha256_hex(new_bytes.data(), new_bytes.size()));
     EXPECT_NE(proxy.log().find("CUT"), std::string::npos);
 }
 

@@ -7,6 +7,7 @@
 
 #include <thread>
 
+#include <openssl/evp.h>
 #include <sys/stat.h>
 
 namespace worker {
@@ -19,6 +20,29 @@ const char* const k_cache_control = "Cache-Control: private, max-age=3600";
 core::Backoff request_backoff() {
     return core::Backoff(std::chrono::milliseconds(100), std::chrono::milliseconds(3000));
 }
+
+// SHA-256 of the bytes as they arrive, in order; restart() when they start again.
+class StreamHash {
+public:
+    StreamHash() : m_ctx(EVP_MD_CTX_new()) { restart(); }
+    ~StreamHash() { EVP_MD_CTX_free(m_ctx); }
+    StreamHash(const StreamHash&) = delete;
+    StreamHash& operator=(const StreamHash&) = delete;
+    void restart() { EVP_DigestInit_ex(m_ctx, EVP_sha256(), nullptr); }
+    void add(const char* data, std::size_t size) { EVP_DigestUpdate(m_ctx, data, size); }
+    std::string hex() {
+        unsigned char md[EVP_MAX_MD_SIZE];
+        unsigned int len = 0;
+        EVP_DigestFinal_ex(m_ctx, md, &len);
+        static const char* digits = "0123456789abcdef";
+        std::string s;
+        for (unsigned int i = 0; i < len; ++i) s += {digits[md[i] >> 4], digits[md[i] & 15]};
+        return s;
+    }
+
+private:
+    EVP_MD_CTX* m_ctx;
+};
 
 std::string reply_summary(const S3Response& r) {
     if (r.status == 0) return r.transport_error.empty() ? "no reply" : r.transport_error;
@@ -117,9 +141,10 @@ S3Store::Head S3Store::head(const std::string& key, std::uint64_t max_bytes) con
     return h;
 }
 
-bool S3Store::download(const std::string& key, const Head& head, int fd) const {
+bool S3Store::download(const std::string& key, const Head& head, int fd, std::string& sha256) const {
     std::uint64_t offset = 0;
     bool changed = false;
+    StreamHash hash;
     core::Backoff backoff = request_backoff();
     for (int failures = 0; offset < head.size;) {
         S3Request req;
@@ -132,7 +157,10 @@ bool S3Store::download(const std::string& key, const Head& head, int fd) const {
             if (first) {
                 first = false;
                 if (!head.etag.empty() && !reply.etag.empty() && reply.etag != head.etag) return !(changed = true);
-                if (status == 200 && offset > 0) offset = 0; // the server sent it all again
+                if (status == 200 && offset > 0) { // the server sent it all again
+                    offset = 0;
+                    hash.restart();
+                }
             }
             if (offset + size > head.size) return !(changed = true);
             try {
@@ -140,6 +168,7 @@ bool S3Store::download(const std::string& key, const Head& head, int fd) const {
             } catch (const core::FileError&) {
                 return false;
             }
+            hash.add(data, size);
             offset += size;
             return true;
         };
@@ -157,6 +186,7 @@ bool S3Store::download(const std::string& key, const Head& head, int fd) const {
         if (++failures >= k_attempts) fail(r, key, "read");
         std::this_thread::sleep_for(backoff.next());
     }
+    sha256 = hash.hex();
     return true;
 }
 
@@ -165,7 +195,8 @@ Store::Input S3Store::open_input(const std::string& key, std::uint64_t max_bytes
     for (int restart = 0; restart <= k_download_restarts; ++restart) {
         const Head h = head(key, max_bytes);
         if (restart > 0) reset_spool(spool.get());
-        if (download(key, h, spool.get())) return Input{std::move(spool), h.size};
+        std::string sha256;
+        if (download(key, h, spool.get(), sha256)) return Input{std::move(spool), h.size, std::move(sha256)};
     }
     throw core::FileError(core::ErrorCode::storage_error,
                           "The object " + describe(key) + " kept changing while it was read.", true);

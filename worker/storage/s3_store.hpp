@@ -37,8 +37,9 @@ private:
         std::string etag;
     };
     Head head(const std::string& key, std::uint64_t max_bytes) const;
-    /// Downloads into `fd`; false when the object changed (the caller starts again).
-    bool download(const std::string& key, const Head& head, int fd) const;
+    /// Downloads into `fd`, hashing the bytes as they arrive into `sha256`; false when the
+    /// object changed (the caller starts again).
+    bool download(const std::string& key, const Head& head, int fd, std::string& sha256) const;
     /// perform() again while the reply is transient (no reply, 408, 429, 5xx), with backoff.
     S3Response call(const S3Request& request) const;
     void put(const std::string& key, S3Request request) const;

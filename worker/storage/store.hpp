@@ -27,6 +27,9 @@ public:
     struct Input {
         core::Fd fd;
         std::uint64_t size = 0;
+        /// The bytes' SHA-256 (lowercase hex) when the store hashed them as they arrived (the
+        /// object store); empty when the reader hashes the descriptor itself.
+        std::string sha256_hex;
     };
 
     /// Opens `key` for reading; fails with too_large (before any byte is read) when it is
