@@ -162,6 +162,7 @@ S3Response S3Client::perform(const S3Request& req) const {
     curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
     curl_easy_setopt(curl, CURLOPT_WRITEDATA, &t);
     curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(curl, CURLOPT_BUFFERSIZE, 512L * 1024); // fewer, larger writes into the spool
     if (!m_location.access_key.empty()) {
         const std::string sigv4 = "aws:amz:" + m_location.region + ":s3";
         curl_easy_setopt(curl, CURLOPT_AWS_SIGV4, sigv4.c_str());
