@@ -13,11 +13,15 @@ packages=(
   libvips-dev libvips-tools libwebp-dev
   libspdlog-dev libfmt-dev libssl-dev libmagic-dev libgoogle-perftools-dev
   nlohmann-json3-dev libcli11-dev libseccomp-dev
+  # the object store: libcurl signs S3 requests (CURLOPT_AWS_SIGV4), libxml2 reads its replies
+  libcurl4-openssl-dev libxml2-dev
   # tests, fuzzing, benchmarks (the tests make their images with the vips CLI of libvips-tools
   # and render text for OCR with `vips text`, which needs a font)
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   clang libclang-rt-14-dev clang-format
   redis-server redis-tools python3 qpdf procps time fonts-dejavu-core
+  # the object-store tests: curl uploads to s3rver (npm, pinned in tests/s3/package-lock.json)
+  curl
   # dashboard test in a real browser; deploy-file checks
   chromium chromium-driver python3-selenium python3-yaml
   # promtool (from Debian's prometheus package) lints /metrics in tests/worker/http_test.cpp
@@ -29,7 +33,21 @@ for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
 
+install_s3rver() {
+  # s3rver, the S3-compatible test server, into tests/s3/node_modules (npm only for test servers)
+  local dir
+  dir="$(cd "$(dirname "$0")/.." && pwd)/tests/s3"
+  if [ ! -x "$dir/node_modules/.bin/s3rver" ] && command -v npm >/dev/null 2>&1; then
+    (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null) ||
+      echo "install-deps: npm ci in tests/s3 failed; the object-store tests will skip" >&2
+  fi
+}
+
+# Debian's nodejs and npm, unless a Node.js with npm is already there (e.g. NodeSource's).
+command -v npm >/dev/null 2>&1 || missing+=(nodejs npm)
+
 if [ ${#missing[@]} -eq 0 ]; then
+  install_s3rver
   exit 0
 fi
 
@@ -44,3 +62,4 @@ if command -v systemctl >/dev/null 2>&1 && systemctl is-active --quiet redis-ser
   $sudo systemctl stop redis-server || true
   $sudo systemctl disable redis-server || true
 fi
+install_s3rver

@@ -46,6 +46,15 @@ bool ocr_languages_installed(const Config& config) {
     }
 }
 
+std::unique_ptr<Store> open_store_or_say(const std::string& command, const std::string& root) {
+    try {
+        return open_store(root, true);
+    } catch (const core::FileError& e) {
+        std::cerr << "ingestd " << command << ": cannot open the storage: " << e.what() << "\n";
+        return nullptr;
+    }
+}
+
 jobs::Redis connect_redis(const Config& config) {
     return jobs::Redis(jobs::parse_redis_url(config.redis_url), std::chrono::milliseconds(5000));
 }

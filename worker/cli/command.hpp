@@ -3,6 +3,7 @@
 #include "jobs/event.hpp"
 #include "jobs/redis.hpp"
 #include "worker/config/config.hpp"
+#include "worker/storage/store.hpp"
 
 #include <CLI/CLI.hpp>
 #include <functional>
@@ -77,5 +78,10 @@ bool ocr_languages_installed(const Config& config);
 
 /// A connection to INGEST_REDIS_URL (made on the first command).
 jobs::Redis connect_redis(const Config& config);
+
+/// open_store(root, true) for `command`; on failure (a missing bucket, refused credentials, a
+/// folder that cannot be made) prints one line "ingestd COMMAND: cannot open the storage: …"
+/// and returns null (the caller exits k_exit_usage).
+std::unique_ptr<Store> open_store_or_say(const std::string& command, const std::string& root);
 
 } // namespace worker::cli

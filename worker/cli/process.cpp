@@ -132,13 +132,8 @@ int process(const Config& config, const ProcessFlags& flags) {
     if (!id_flag_usable(flags)) return k_exit_usage;
     const auto steps = parse_steps("process", flags.steps);
     if (!steps) return k_exit_usage;
-    std::unique_ptr<Store> out;
-    try {
-        out = open_store(flags.out_dir, true);
-    } catch (const core::FileError& e) {
-        std::cerr << "ingestd process: " << e.what() << "\n";
-        return k_exit_usage;
-    }
+    const std::unique_ptr<Store> out = open_store_or_say("process", flags.out_dir);
+    if (!out) return k_exit_usage;
     PipelineOptions options = pipeline_options(config);
     options.pdf_threads = machine_cores(); // one file at a time: a PDF's text layer may use every core
     // Parsers run in a sandboxed helper process, started only when a file needs one.

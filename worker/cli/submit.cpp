@@ -67,7 +67,8 @@ int wait_and_print(jobs::Redis& redis, const jobs::QueueNames& names, const std:
 int submit(const Config& config, const SubmitFlags& flags) {
     const auto steps = parse_steps("submit", flags.steps);
     if (!steps) return k_exit_usage;
-    const std::unique_ptr<Store> store = open_store(config.storage_root, true);
+    const std::unique_ptr<Store> store = open_store_or_say("submit", config.storage_root);
+    if (!store) return k_exit_usage;
     const jobs::QueueNames names = queue_names(config);
     jobs::Redis redis = connect_redis(config);
     std::vector<std::string> ids;

@@ -162,6 +162,9 @@ void load_behaviour(const Source& source, Config& c) {
     std::string reuse = c.reuse ? "on" : "off";
     source.choice("INGEST_REUSE", reuse, {"on", "off"}, "on or off");
     c.reuse = reuse == "on";
+    std::string redirect = c.thumbnail_redirect ? "on" : "off";
+    source.choice("INGEST_THUMBNAIL_REDIRECT", redirect, {"on", "off"}, "on or off");
+    c.thumbnail_redirect = redirect == "on";
     source.choice("INGEST_LOG_FORMAT", c.log_format, {"text", "json"}, "text or json");
     source.choice("INGEST_LOG_LEVEL", c.log_level, {"trace", "debug", "info", "warn", "error", "critical", "off"},
                   "trace, debug, info, warn, error, critical or off");
@@ -176,7 +179,7 @@ const std::vector<Setting>& settings() {
         {"INGEST_GROUP", "group", "consumer group (default ingestd)"},
         {"INGEST_CONSUMER", "consumer", "this worker's consumer name (default <hostname>-<pid>)"},
         {"INGEST_KEY_PREFIX", "key-prefix", "prefix of every key written (default ingest:)"},
-        {"INGEST_STORAGE_ROOT", "storage-root", "root of the filesystem store (default ./data/files)"},
+        {"INGEST_STORAGE_ROOT", "storage-root", "a folder or s3://BUCKET[/PREFIX] (default ./data/files)"},
         {"INGEST_CONCURRENCY", "concurrency", "jobs in flight (default: number of cores)"},
         {"INGEST_HTTP_ADDR", "http-addr", "health/metrics address or off (default 127.0.0.1:9464)"},
         {"INGEST_OCR_LANGS", "ocr-langs", "Tesseract languages, eng+deu (default eng)"},
@@ -193,6 +196,8 @@ const std::vector<Setting>& settings() {
         {"INGEST_SHUTDOWN_GRACE_S", "shutdown-grace-s", "time to finish jobs after SIGTERM (default 25)"},
         {"INGEST_WEBP_QUALITY", "webp-quality", "thumbnail quality 1-100 (default 80)"},
         {"INGEST_REUSE", "reuse", "reuse a finished result for identical bytes: on or off (default on)"},
+        {"INGEST_THUMBNAIL_REDIRECT", "thumbnail-redirect",
+         "HTTP thumbnails as a 302 to a presigned object-store URL: on or off (default off)"},
         {"INGEST_LOG_FORMAT", "log-format", "text or json (default text)"},
         {"INGEST_LOG_LEVEL", "log-level", "trace, debug, info, warn, error (default info)"},
     };

@@ -40,7 +40,8 @@ struct Config {
     int max_deliveries = 5;
     int shutdown_grace_s = 25;
     int webp_quality = 80;
-    bool reuse = true; // content-hash reuse of finished results for identical bytes
+    bool reuse = true;               // content-hash reuse of finished results for identical bytes
+    bool thumbnail_redirect = false; // HTTP thumbnails: 302 to a presigned URL of the object store
     std::string log_format = "text";
     std::string log_level = "info";
 };

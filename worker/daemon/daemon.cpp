@@ -7,9 +7,12 @@
 #include "worker/daemon/job_runner.hpp"
 #include "worker/daemon/lease_keeper.hpp"
 #include "worker/daemon/slots.hpp"
+#include "worker/daemon/storage_watch.hpp"
 #include "worker/helper/pool.hpp"
 #include "worker/http/metrics.hpp"
 
+#include <functional>
+#include <iostream>
 #include <thread>
 
 #include <unistd.h>
@@ -71,7 +74,13 @@ int finish(Daemon& daemon, std::atomic<bool>& lease_stop, std::thread& dispatche
 } // namespace
 
 int run_daemon(const Config& config) {
-    const std::unique_ptr<Store> store = open_store(config.storage_root, true);
+    std::unique_ptr<Store> store;
+    try {
+        store = open_store(config.storage_root, true);
+    } catch (const core::FileError& e) {
+        std::cerr << "ingestd worker: cannot open the storage: " << e.what() << "\n"; // missing bucket, credentials
+        return 2;
+    }
     const jobs::Queue queue(queue_names(config));
     Metrics metrics;
     std::atomic<bool> stopping{false};
@@ -97,6 +106,12 @@ int run_daemon(const Config& config) {
     std::thread dispatcher([&] { run_dispatcher(config, queue, slots, metrics, stopping, daemon.threads_ready); });
     std::atomic<bool> lease_stop{false};
     std::thread lease([&] { run_lease_keeper(config, queue, slots, metrics, lease_stop); });
+    std::atomic<bool> watch_stop{false};
+    std::thread watch([&] { run_storage_watch(*store, metrics, watch_stop); });
+    const std::unique_ptr<void, std::function<void(void*)>> stop_watch(&watch_stop, [&](void*) {
+        watch_stop = true;
+        watch.join();
+    });
 
     Drain drain(config, metrics, slots, stopping);
     drain.run();

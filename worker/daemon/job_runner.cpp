@@ -253,7 +253,7 @@ bool JobRunner::process_input(Job& job, const JobSpec& spec, const PipelineOptio
     auto t0 = Clock::now();
     Store::Input in = m_storage.open_input(job.event().storage_key, m_config.max_file_bytes);
     job.size = in.size;
-    std::string hash = hash_and_check(in.fd.get(), in.size, spec);
+    std::string hash = hash_and_check(in.fd.get(), in.size, spec, in.sha256_hex);
     m_metrics.bytes_hashed += static_cast<long long>(in.size);
     m_metrics.stage("hash", seconds_since(t0));
     if (m_config.reuse && in.size >= k_dedup_min_bytes && reuse(job, hash, spec)) return true;

@@ -10,6 +10,7 @@ namespace worker::http {
 namespace {
 
 constexpr std::uint64_t k_max_thumbnail_bytes = 64 << 20;
+constexpr int k_presigned_seconds = 15 * 60; // INGEST_THUMBNAIL_REDIRECT=on: the URL is valid 15 minutes
 
 Response unknown_file() {
     return text(beast_http::status::not_found, "unknown file\n");
@@ -42,6 +43,13 @@ Response file_thumbnail(const Request& request, ServerContext& context, jobs::Re
     if (deleted(*meta)) return text(beast_http::status::gone, "file deleted\n");
     const std::string key = jobs::field_value(*meta, core::thumbnail_field(*size));
     if (key.empty()) return text(beast_http::status::not_found, "no thumbnail\n");
+    if (context.config.thumbnail_redirect) {
+        if (auto url = context.store->presigned_url(key, k_presigned_seconds)) {
+            Response r{beast_http::status::found, "text/plain", "", {}};
+            r.headers = {{beast_http::field::location, *url}, {beast_http::field::cache_control, "no-store"}};
+            return r;
+        }
+    }
     std::string bytes;
     try {
         bytes = context.store->read_all(key, k_max_thumbnail_bytes);

@@ -24,6 +24,7 @@ struct Metrics {
     std::atomic<long long> deletions{0};
     std::atomic<long long> outputs_removed{0};
     std::atomic<bool> redis_up{false};
+    std::atomic<bool> storage_up{true};
     std::atomic<bool> draining{false};
 
     /// Counts one finished job by outcome (done, failed, deleted, superseded, lost, dead) and kind.

@@ -88,6 +88,8 @@ std::string Metrics::render() const {
     build_info_family(o);
     family(o, "ingestd_redis_up", "gauge", "Whether the worker is connected to Redis.");
     o << "ingestd_redis_up " << (redis_up.load() ? 1 : 0) << "\n";
+    family(o, "ingestd_storage_up", "gauge", "Whether the storage endpoint answers.");
+    o << "ingestd_storage_up " << (storage_up.load() ? 1 : 0) << "\n";
     return o.str();
 }
 

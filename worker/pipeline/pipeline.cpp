@@ -35,10 +35,10 @@ int machine_cores() {
     return cores == 0 ? 1 : static_cast<int>(std::min(cores, 1024u));
 }
 
-std::string hash_and_check(int fd, std::uint64_t size, const JobSpec& spec) {
-    extractors::HashResult h;
+std::string hash_and_check(int fd, std::uint64_t size, const JobSpec& spec, const std::string& known_sha256) {
+    extractors::HashResult h{known_sha256, size};
     try {
-        h = extractors::sha256_fd(fd);
+        if (known_sha256.empty()) h = extractors::sha256_fd(fd); // else the store hashed it as it arrived
     } catch (const extractors::ReadError& e) {
         throw core::FileError(core::ErrorCode::storage_error,
                               std::string("The stored file cannot be read: ") + e.what() + ".", true);

@@ -34,9 +34,10 @@ PipelineOptions pipeline_options(const Config& config);
 /// Cores of this machine, at least 1 (`ingestd process`, one file at a time, gives a PDF all).
 int machine_cores();
 
-/// Hashes the input, checks declared size and digest. Throws core::FileError (size_mismatch,
+/// Hashes the input (unless `known_sha256`, the store's hash of the same bytes, is given),
+/// checks declared size and digest. Throws core::FileError (size_mismatch,
 /// hash_mismatch, storage_error) on a file-level failure.
-std::string hash_and_check(int fd, std::uint64_t size, const JobSpec& spec);
+std::string hash_and_check(int fd, std::uint64_t size, const JobSpec& spec, const std::string& known_sha256 = {});
 
 /// Detects the type and runs the steps on an open input whose hash is known: the part
 /// that parses untrusted bytes. Never throws for bad content (steps fail as values);

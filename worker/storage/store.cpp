@@ -1,6 +1,7 @@
 #include "worker/storage/store.hpp"
 
 #include "worker/storage/filesystem_store.hpp"
+#include "worker/storage/s3_store.hpp"
 
 #include <cerrno>
 
@@ -33,6 +34,7 @@ std::optional<std::chrono::system_clock::time_point> Store::modified(const std::
 
 std::unique_ptr<Store> open_store(const std::string& root, bool create) {
     // One row per store, chosen by the root's scheme; a plain path is a folder.
+    if (is_s3_root(root)) return open_s3_store(root, create);
     return std::make_unique<FilesystemStore>(root, create);
 }
 

@@ -29,6 +29,9 @@ public:
     struct Input {
         core::Fd fd;
         std::uint64_t size = 0;
+        /// The bytes' SHA-256 (lowercase hex) when the store hashed them as they arrived (the
+        /// object store); empty when the reader hashes the descriptor itself.
+        std::string sha256_hex;
     };
 
     /// Opens `key` for reading; fails with too_large (before any byte is read) when it is
@@ -58,6 +61,17 @@ public:
     /// Calls `visit` for every key under `prefix` ("thumbnails/"), one at a time, in no
     /// particular order, without holding the whole listing in memory.
     virtual void list(const std::string& prefix, const std::function<void(const std::string& key)>& visit) const = 0;
+
+    /// Whether the store answers now (the object store asks its endpoint; a folder always
+    /// does). May take seconds: call it off the request path.
+    virtual bool reachable() const { return true; }
+
+    /// A URL that lets anyone GET `key` for `seconds` without credentials (the object store's
+    /// presigned URL); nullopt where the store has none (a folder).
+    virtual std::optional<std::string> presigned_url(const std::string& key, int seconds) const {
+        (void)key, (void)seconds;
+        return std::nullopt;
+    }
 
     /// Where `key` is, for messages and logs ("/data/files/ab/f1.blob", "s3://bucket/ab/f1.blob").
     virtual std::string describe(const std::string& key) const = 0;
