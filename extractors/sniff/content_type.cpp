@@ -57,6 +57,26 @@ bool starts_like_prose(const unsigned char* p, std::size_t n) {
     return true;
 }
 
+// Office documents, e-books, RTF and e-mail (SPEC "Types"). A zip may be a document whose
+// parts libmagic did not recognise; the helper looks inside (extractors/document_type.*).
+// Password-protected OOXML is an OLE container libmagic calls application/encrypted.
+bool is_document_type(std::string_view mime) {
+    static constexpr std::string_view k_exact[] = {
+        "application/zip", "application/epub+zip", "application/encrypted",     "message/rfc822",    "application/mbox",
+        "text/rtf",        "application/rtf",      "application/x-ole-storage", "application/CDFV2",
+    };
+    static constexpr std::string_view k_prefixes[] = {
+        "application/vnd.openxmlformats-officedocument.",          "application/vnd.oasis.opendocument.",
+        "application/vnd.ms-word.document.macroenabled",           "application/vnd.ms-excel.sheet.macroenabled",
+        "application/vnd.ms-powerpoint.presentation.macroenabled",
+    };
+    if (std::find(std::begin(k_exact), std::end(k_exact), mime) != std::end(k_exact)) return true;
+    std::string lower(mime);
+    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+    return std::any_of(std::begin(k_prefixes), std::end(k_prefixes),
+                       [&](std::string_view p) { return std::string_view(lower).starts_with(p); });
+}
+
 std::string or_default(const char* mime) {
     return mime != nullptr && *mime != '\0' ? std::string(mime) : "application/octet-stream";
 }
@@ -96,7 +116,7 @@ std::string detect_content_type_buffer(const void* data, std::size_t size) {
 
 std::string_view to_string(Kind kind) {
     // In the order of the enum.
-    static constexpr std::string_view k_names[] = {"pdf", "image", "text", "other"};
+    static constexpr std::string_view k_names[] = {"pdf", "image", "text", "document", "other"};
     return k_names[static_cast<std::size_t>(kind)];
 }
 
@@ -107,6 +127,7 @@ Kind kind_of(std::string_view mime) {
         "application/json", "application/x-ndjson", "application/csv", "application/javascript", "application/xml",
     };
     if (mime == "application/pdf") return Kind::pdf;
+    if (is_document_type(mime)) return Kind::document;
     // XML is read as its raw text whatever it describes: SVG is text, not an image.
     if (mime.starts_with("text/") || mime.ends_with("+xml")) return Kind::text;
     if (std::find(std::begin(k_text_types), std::end(k_text_types), mime) != std::end(k_text_types)) {
