@@ -8,34 +8,6 @@
 namespace extractors {
 namespace {
 
-const TextRules& word_rules() {
-    static const TextRules rules{
-        .blocks = {"p"},
-        .rows = {"tr"},
-        .cells = {"tc"},
-        // Properties (tab stops are <w:tab> too), field codes, deleted text, the fallback copy
-        // of alternate content, the separators of footnotes.
-        .skip = {"pPr", "rPr", "tblPr", "tcPr", "trPr", "sectPr", "instrText", "delText", "Fallback", "del"},
-        .tabs = {"tab", "ptab"},
-        .breaks = {"br", "cr"},
-        .spaces = {},
-    };
-    return rules;
-}
-
-// The main document part from the package relationships, "word/document.xml" by default.
-std::string main_part(OoxmlPackage& package) {
-    const std::string found = package.related("", "/officeDocument");
-    return found.empty() ? "word/document.xml" : found;
-}
-
-void write_part(OoxmlPackage& package, const std::string& name, TextSink& sink) {
-    const XmlDoc doc = package.part(name);
-    if (!doc) return;
-    write_text(root_of(doc), word_rules(), package.options().max_xml_depth, sink);
-    sink.line();
-}
-
 // Headers, footers and notes in the order of the document's relationships by kind, each
 // kind's parts sorted by name (header1, header2, ...).
 std::vector<std::string> after_body_parts(OoxmlPackage& package, const std::string& main) {
@@ -57,10 +29,10 @@ std::vector<std::string> after_body_parts(OoxmlPackage& package, const std::stri
 } // namespace
 
 std::string docx_text(OoxmlPackage& package) {
-    const std::string main = main_part(package);
+    const std::string main = package.main_part("word/document.xml");
     TextSink sink;
-    write_part(package, main, sink);
-    for (const std::string& part : after_body_parts(package, main)) write_part(package, part, sink);
+    package.write_part(main, ooxml_rules(), sink);
+    for (const std::string& part : after_body_parts(package, main)) package.write_part(part, ooxml_rules(), sink);
     return std::move(sink).take();
 }
 

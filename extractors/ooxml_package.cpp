@@ -83,3 +83,33 @@ std::string OoxmlPackage::related(const std::string& name, std::string_view type
 }
 
 } // namespace extractors
+
+namespace extractors {
+
+const TextRules& ooxml_rules() {
+    static const TextRules rules{
+        .blocks = {"p"},
+        .rows = {"tr"},
+        .cells = {"tc"},
+        .skip = {"pPr", "rPr", "tblPr", "tcPr", "trPr", "sectPr", "instrText", "delText", "del", "Fallback",
+                 "endParaRPr", "tabLst", "fld", "nvSpPr", "nvGrpSpPr"},
+        .tabs = {"tab", "ptab"},
+        .breaks = {"br", "cr"},
+        .spaces = {},
+    };
+    return rules;
+}
+
+std::string OoxmlPackage::main_part(const std::string& fallback) {
+    const std::string found = related("", "/officeDocument");
+    return found.empty() ? fallback : found;
+}
+
+void OoxmlPackage::write_part(const std::string& name, const TextRules& rules, TextSink& sink) {
+    const XmlDoc doc = part(name);
+    if (!doc) return;
+    write_text(root_of(doc), rules, m_options.max_xml_depth, sink);
+    sink.line();
+}
+
+} // namespace extractors

@@ -5,39 +5,9 @@
 #include "extractors/xml_text.hpp"
 
 namespace extractors {
-namespace {
-
-const TextRules& drawing_rules() {
-    static const TextRules rules{
-        .blocks = {"p"},
-        .rows = {"tr"},
-        .cells = {"tc"},
-        // Properties (tab stops), slide-number and date fields, the fallback copy of
-        // alternate content.
-        .skip = {"pPr", "rPr", "endParaRPr", "tabLst", "fld", "Fallback", "nvSpPr", "nvGrpSpPr"},
-        .tabs = {"tab"},
-        .breaks = {"br"},
-        .spaces = {},
-    };
-    return rules;
-}
-
-std::string presentation_part(OoxmlPackage& package) {
-    const std::string found = package.related("", "/officeDocument");
-    return found.empty() ? "ppt/presentation.xml" : found;
-}
-
-void write_slide_part(OoxmlPackage& package, const std::string& name, TextSink& sink) {
-    const XmlDoc doc = package.part(name);
-    if (!doc) return;
-    write_text(root_of(doc), drawing_rules(), package.options().max_xml_depth, sink);
-    sink.line();
-}
-
-} // namespace
 
 std::string pptx_text(OoxmlPackage& package) {
-    const std::string presentation = presentation_part(package);
+    const std::string presentation = package.main_part("ppt/presentation.xml");
     const XmlDoc doc = package.part(presentation);
     const auto rels = package.relationships(presentation);
     const xmlNode* list = find_descendant(root_of(doc), "sldIdLst", 2);
@@ -48,9 +18,9 @@ std::string pptx_text(OoxmlPackage& package) {
         if (target == rels.end()) continue;
         if (!first) sink.page();
         first = false;
-        write_slide_part(package, target->second, sink);
+        package.write_part(target->second, ooxml_rules(), sink);
         const std::string notes = package.related(target->second, "/notesSlide");
-        if (!notes.empty()) write_slide_part(package, notes, sink);
+        if (!notes.empty()) package.write_part(notes, ooxml_rules(), sink);
     }
     return std::move(sink).take();
 }

@@ -81,8 +81,7 @@ void write_sheet(const xmlNode* root, const std::vector<std::string>& strings, T
 } // namespace
 
 std::string xlsx_text(OoxmlPackage& package) {
-    std::string workbook = package.related("", "/officeDocument");
-    if (workbook.empty()) workbook = "xl/workbook.xml";
+    const std::string workbook = package.main_part("xl/workbook.xml");
     const XmlDoc doc = package.part(workbook);
     const auto rels = package.relationships(workbook);
     const std::vector<std::string> strings = shared_strings(package, workbook);

@@ -13,6 +13,8 @@ packages=(
   libvips-dev libvips-tools libwebp-dev
   libspdlog-dev libfmt-dev libssl-dev libmagic-dev libgoogle-perftools-dev
   nlohmann-json3-dev libcli11-dev libseccomp-dev
+  # documents: zip, XML/HTML, MIME (extractors/ only)
+  libzip-dev libxml2-dev libgmime-3.0-dev
   # tests, fuzzing, benchmarks (the tests make their images with the vips CLI of libvips-tools
   # and render text for OCR with `vips text`, which needs a font)
   libgtest-dev libgmock-dev googletest libbenchmark-dev

@@ -14,13 +14,18 @@ std::span<const unsigned char> span_of(const std::string& s) {
     return {reinterpret_cast<const unsigned char*>(s.data()), s.size()};
 }
 
-extractors::TextResult through_registry(const std::string& bytes, std::string* type = nullptr) {
+// Detected (and refined) as the helper does, through the registry's row; the type and the
+// method are checked, and the result has no error.
+extractors::TextResult through_registry(const std::string& bytes, const std::string& type, const std::string& method) {
     const std::string mime = extractors::refine_content_type(
         span_of(bytes), extractors::detect_content_type_buffer(bytes.data(), bytes.size()));
-    if (type != nullptr) *type = mime;
+    EXPECT_EQ(mime, type);
     const extractors::Extractor* row = extractors::find_extractor(mime);
     if (row == nullptr) return {};
-    return row->extract(span_of(bytes), mime, {});
+    auto r = row->extract(span_of(bytes), mime, {});
+    EXPECT_FALSE(r.error) << r.error->message;
+    EXPECT_EQ(r.method, method);
+    return r;
 }
 
 TEST(RtfText, CodePageEscapesUnicodeAndNoControlWords) {
@@ -30,11 +35,7 @@ TEST(RtfText, CodePageEscapesUnicodeAndNoControlWords) {
         "{\\*\\generator Writer;}\\pard\\plain Caf\\'e9 cr\\u232?me\\par "
         "Tab\\tab here{\\pict\\pngblip 89504e470d0a}\\par\n"
         "\\u-3913?\\uc2\\u8364\\'80\\'80 euro\\par}";
-    std::string type;
-    const auto r = through_registry(rtf, &type);
-    EXPECT_EQ(type, "text/rtf");
-    ASSERT_FALSE(r.error);
-    EXPECT_EQ(r.method, "document");
+    const auto r = through_registry(rtf, "text/rtf", "document");
     EXPECT_EQ(r.text, "Caf\xC3\xA9 cr\xC3\xA8me\nTab\there\n\xEF\x82\xB7\xE2\x82\xAC euro");
 }
 
@@ -50,11 +51,7 @@ TEST(HtmlText, VisibleTextWithoutScriptsStylesOrTags) {
                              "<p>Caf&eacute; &#8364;5 <b>bold</b>\n   text</p><script>alert('x')</script>"
                              "<ul><li>one</li><li>two</li></ul><table><tr><td>a</td><td>b</td></tr></table>"
                              "<div>x<br>y</div></body></html>";
-    std::string type;
-    const auto r = through_registry(html, &type);
-    EXPECT_EQ(type, "text/html");
-    ASSERT_FALSE(r.error);
-    EXPECT_EQ(r.method, "markup");
+    const auto r = through_registry(html, "text/html", "markup");
     EXPECT_EQ(r.text, "Hello & welcome\nCaf\xC3\xA9 \xE2\x82\xAC"
                       "5 bold text\none\ntwo\na\tb\nx\ny");
 }
@@ -82,11 +79,7 @@ const std::string k_email = "From: =?UTF-8?B?SsO8cmdlbg==?= <juergen@example.com
                             "--XX--\r\n";
 
 TEST(EmailText, HeadersDecodedBodyConvertedAttachmentsNamedNoBase64) {
-    std::string type;
-    const auto r = through_registry(k_email, &type);
-    EXPECT_EQ(type, "message/rfc822");
-    ASSERT_FALSE(r.error);
-    EXPECT_EQ(r.method, "document");
+    const auto r = through_registry(k_email, "message/rfc822", "document");
     EXPECT_EQ(r.text, "From: J\xC3\xBCrgen <juergen@example.com>\n"
                       "To: Ann <ann@example.com>, bob@example.com\n"
                       "Cc: carol@example.com\n"
@@ -110,10 +103,7 @@ TEST(EmailText, MboxMessagesSeparatedByFormFeeds) {
     const std::string mbox =
         "From a@example.com Tue Dec  1 10:00:00 2026\nFrom: a@example.com\nSubject: One\n\nfirst\n\n"
         "From b@example.com Tue Dec  1 11:00:00 2026\nFrom: b@example.com\nSubject: Two\n\nsecond\n";
-    std::string type;
-    const auto r = through_registry(mbox, &type);
-    EXPECT_EQ(type, "application/mbox");
-    ASSERT_FALSE(r.error);
+    const auto r = through_registry(mbox, "application/mbox", "document");
     EXPECT_EQ(r.text, "From: a@example.com\nSubject: One\n\nfirst\fFrom: b@example.com\nSubject: Two\n\nsecond");
 }
 
