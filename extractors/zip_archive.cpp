@@ -35,7 +35,7 @@ zip_t* open_buffer(std::span<const unsigned char> bytes) {
         zip_error_fini(&error);
         throw std::bad_alloc();
     }
-    zip_t* z = zip_open_from_source(src, ZIP_RDONLY | ZIP_CHECKCONS, &error);
+    zip_t* z = zip_open_from_source(src, ZIP_RDONLY, &error);
     if (z == nullptr) {
         zip_source_free(src);
         const int code = zip_error_code_zip(&error);
