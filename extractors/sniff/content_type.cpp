@@ -81,6 +81,15 @@ std::string or_default(const char* mime) {
     return mime != nullptr && *mime != '\0' ? std::string(mime) : "application/octet-stream";
 }
 
+// SPEC "Types": a PDF is a file with a `%PDF-` header anywhere in its first 1024 bytes, as
+// readers accept (an invoice with a few stray bytes first, an AppleSingle wrapper), where
+// libmagic, which looks only at offset 0, names no other format we parse.
+std::string pdf_if_prefixed(std::string mime, const unsigned char* head, std::size_t n) {
+    if (kind_of(mime) != Kind::other) return mime;
+    const std::string_view view(reinterpret_cast<const char*>(head), std::min<std::size_t>(n, 1024));
+    return view.find("%PDF-") != std::string_view::npos ? "application/pdf" : mime;
+}
+
 } // namespace
 
 std::string detect_content_type(int fd) {
@@ -103,7 +112,10 @@ std::string detect_content_type(int fd) {
     ::lseek(dup_fd, 0, SEEK_SET);
     std::string mime = or_default(magic_descriptor(thread_cookie(), dup_fd));
     ::close(dup_fd);
-    return mime;
+    if (kind_of(mime) != Kind::other) return mime;
+    unsigned char first[1024];
+    const ssize_t got = ::pread(fd, first, sizeof first, 0);
+    return pdf_if_prefixed(std::move(mime), first, got > 0 ? static_cast<std::size_t>(got) : 0);
 }
 
 std::string detect_content_type_buffer(const void* data, std::size_t size) {
@@ -111,7 +123,8 @@ std::string detect_content_type_buffer(const void* data, std::size_t size) {
         const char* quick = magic_buffer(thread_prose_cookie(), data, size);
         if (quick != nullptr && std::string_view(quick) == "text/plain") return quick;
     }
-    return or_default(magic_buffer(thread_cookie(), data, size));
+    return pdf_if_prefixed(or_default(magic_buffer(thread_cookie(), data, size)),
+                           static_cast<const unsigned char*>(data), size);
 }
 
 std::string_view to_string(Kind kind) {
