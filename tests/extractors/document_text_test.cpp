@@ -66,6 +66,23 @@ TEST(DocumentText, OdsSheetsByNameWithFormFeeds) {
     expect_text(testsupport::ods_fixture(), "application/vnd.oasis.opendocument.spreadsheet");
 }
 
+TEST(DocumentText, OdpPagesWithFormFeeds) {
+    expect_text(testsupport::odp_fixture(), "application/vnd.oasis.opendocument.presentation");
+}
+
+TEST(DocumentText, MacroEnabledWordIsReadLikeDocx) {
+    const std::string body = "<w:document xmlns:w=\"w\"><w:body><w:p><w:r><w:t>Macro</w:t></w:r></w:p></w:body>"
+                             "</w:document>";
+    const std::string docm = testsupport::make_zip(
+        {{"[Content_Types].xml", "<Types><Override PartName=\"/word/document.xml\" "
+                                 "ContentType=\"application/vnd.ms-word.document.macroEnabled.main+xml\"/></Types>"},
+         {"word/document.xml", body}});
+    EXPECT_EQ(type_of(docm), "application/vnd.ms-word.document.macroEnabled.12");
+    const auto r = extract(docm);
+    ASSERT_FALSE(r.error) << r.error->message;
+    EXPECT_EQ(r.text, "Macro");
+}
+
 TEST(DocumentText, EpubChaptersInSpineOrder) {
     expect_text(testsupport::epub_fixture(), "application/epub+zip");
 }

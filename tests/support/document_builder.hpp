@@ -28,6 +28,7 @@ DocumentFixture xlsx_fixture();
 DocumentFixture pptx_fixture();
 DocumentFixture odt_fixture();
 DocumentFixture ods_fixture();
+DocumentFixture odp_fixture();
 DocumentFixture epub_fixture();
 
 /// A DOCX whose body part is `body_xml` (the whole word/document.xml).

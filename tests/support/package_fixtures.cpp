@@ -128,6 +128,18 @@ DocumentFixture ods_fixture() {
             "One\nx\fTwo\ny"};
 }
 
+DocumentFixture odp_fixture() {
+    auto page = [](const std::string& title, const std::string& body) {
+        return "<draw:page><draw:frame><draw:text-box><text:p>" + title +
+               "</text:p></draw:text-box></draw:frame><draw:frame><draw:text-box><text:list><text:list-item><text:p>" +
+               body + "</text:p></text:list-item></text:list></draw:text-box></draw:frame></draw:page>";
+    };
+    return {odf("application/vnd.oasis.opendocument.presentation",
+                "<office:presentation xmlns:draw=\"urn:oasis:names:tc:opendocument:xmlns:drawing:1.0\">" +
+                    page("Intro", "Why") + page("Plan", "How") + "</office:presentation>"),
+            "Intro\nWhy\fPlan\nHow"};
+}
+
 DocumentFixture epub_fixture() {
     const std::string opf =
         "<?xml version=\"1.0\"?><package xmlns=\"http://www.idpf.org/2007/opf\" version=\"3.0\"><metadata/><manifest>"
