@@ -22,6 +22,7 @@ const TextRules& html_rules() {
         .tabs = {},
         .breaks = {"br"},
         .spaces = {},
+        .text_in = {},
         .collapse_white_space = true,
     };
     return rules;

@@ -13,11 +13,15 @@ const TextRules& odf_rules() {
         .rows = {"table-row"},
         .cells = {"table-cell"},
         // Change tracking (deleted text), annotations' metadata, declarations, forms.
+        // Notes are written after the body (write_notes).
         .skip = {"tracked-changes", "sequence-decls", "variable-decls", "user-field-decls", "forms", "creator", "date",
-                 "note-citation", "table-columns", "table-column"},
+                 "note", "table-columns", "table-column", "page-number", "page-count"},
         .tabs = {"tab"},
         .breaks = {"line-break"},
         .spaces = {"s"},
+        .text_in = {},
+        // ODF collapses white space in paragraphs (extra spaces are <text:s>).
+        .collapse_white_space = true,
     };
     return rules;
 }
@@ -56,6 +60,19 @@ void write_body(const xmlNode* body, const core::Options& options, TextSink& sin
     }
 }
 
+// Footnotes and endnotes (<text:note-body>), in document order.
+void write_notes(const xmlNode* node, int depth, const core::Options& options, TextSink& sink) {
+    if (depth > options.max_xml_depth) return;
+    for (const xmlNode* c : children(node)) {
+        if (local_name(c) == "note-body") {
+            write_text(c, odf_rules(), options.max_xml_depth, sink);
+            sink.line();
+        } else {
+            write_notes(c, depth + 1, options, sink);
+        }
+    }
+}
+
 // The master pages' headers and footers of styles.xml, after the body.
 void write_headers(ZipArchive& zip, const core::Options& options, TextSink& sink) {
     const auto styles = zip.read("styles.xml");
@@ -80,8 +97,10 @@ std::string odf_text(ZipArchive& zip, const core::Options& options) {
     }
     const XmlDoc doc = parse_xml(*content, "content.xml", options);
     TextSink sink;
-    write_body(find_descendant(root_of(doc), "body", 1), options, sink);
+    const xmlNode* body = find_descendant(root_of(doc), "body", 1);
+    write_body(body, options, sink);
     sink.line();
+    write_notes(body, 0, options, sink);
     write_headers(zip, options, sink);
     return std::move(sink).take();
 }

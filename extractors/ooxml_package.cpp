@@ -96,6 +96,7 @@ const TextRules& ooxml_rules() {
         .tabs = {"tab", "ptab"},
         .breaks = {"br", "cr"},
         .spaces = {},
+        .text_in = {"t"}, // white space between elements is layout, not text
     };
     return rules;
 }

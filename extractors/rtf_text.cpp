@@ -28,12 +28,11 @@ struct Symbol {
     std::string_view word;
     std::string_view text;
 };
-constexpr std::array<Symbol, 14> k_symbols = {{{"par", "\n"},
+constexpr std::array<Symbol, 13> k_symbols = {{{"par", "\n"},
                                                {"line", "\n"},
                                                {"sect", "\n"},
                                                {"page", "\n"},
                                                {"tab", "\t"},
-                                               {"cell", "\t"},
                                                {"emdash", "\xE2\x80\x94"},
                                                {"endash", "\xE2\x80\x93"},
                                                {"bullet", "\xE2\x80\xA2"},
@@ -155,6 +154,7 @@ private:
         if (word == "uc" && param) g.uc = static_cast<int>(std::clamp(*param, 0L, 8L));
         if (word == "u" && param) return unicode(*param);
         if (word == "row") return end_row();
+        if (word == "cell" && !g.skip) return end_cell();
         if (g.skip) return;
         for (const Symbol& s : k_symbols) {
             if (s.word == word) return emit(s.text);
@@ -196,9 +196,18 @@ private:
         return s;
     }
 
+    // A cell's paragraphs end with \par: the cell is one field, a tab after it.
+    void end_cell() {
+        flush_bytes();
+        while (!m_out.empty() && (m_out.back() == '\n' || m_out.back() == ' ')) m_out.pop_back();
+        m_out += '\t';
+    }
+
     void end_row() {
         flush_bytes();
-        while (!m_out.empty() && (m_out.back() == '\t' || m_out.back() == ' ')) m_out.pop_back();
+        while (!m_out.empty() && (m_out.back() == '\t' || m_out.back() == ' ' || m_out.back() == '\n')) {
+            m_out.pop_back();
+        }
         m_out += '\n';
     }
 

@@ -50,7 +50,8 @@ void write_children(const xmlNode* node, const TextRules& rules, int depth, Text
     for (const xmlNode* c = node->children; c != nullptr; c = c->next) {
         if (c->type == XML_ELEMENT_NODE) {
             write_element(c, rules, depth - 1, sink);
-        } else if ((c->type == XML_TEXT_NODE || c->type == XML_CDATA_SECTION_NODE) && c->content != nullptr) {
+        } else if ((c->type == XML_TEXT_NODE || c->type == XML_CDATA_SECTION_NODE) && c->content != nullptr &&
+                   (rules.text_in.empty() || listed(rules.text_in, local_name(node)))) {
             sink.text(reinterpret_cast<const char*>(c->content), rules.collapse_white_space);
         }
     }
@@ -60,6 +61,10 @@ void write_children(const xmlNode* node, const TextRules& rules, int depth, Text
 
 void TextSink::text(std::string_view s, bool collapse) {
     if (!collapse) {
+        // No line starts with spaces (a run's leading space after a note reference).
+        if (m_out.empty() || m_out.back() == '\n' || m_out.back() == '\f') {
+            while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
+        }
         m_out += s;
         return;
     }

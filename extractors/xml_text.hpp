@@ -12,14 +12,15 @@ namespace extractors {
 /// How a markup vocabulary (WordprocessingML, DrawingML, OpenDocument, HTML) lays out its
 /// text, by elements' local names. One walker reads them all.
 struct TextRules {
-    std::vector<std::string_view> blocks; // end with a new line (paragraphs, headings, list items)
-    std::vector<std::string_view> rows;   // table rows: a new line, cells tab-separated
-    std::vector<std::string_view> cells;  // table cells: followed by a tab
-    std::vector<std::string_view> skip;   // whole subtree ignored (properties, scripts, deleted text)
-    std::vector<std::string_view> tabs;   // an element that is a tab character
-    std::vector<std::string_view> breaks; // an element that is a line break
-    std::vector<std::string_view> spaces; // an element that is spaces (ODF <text:s text:c="N"/>)
-    bool collapse_white_space = false;    // HTML: runs of white space are one space
+    std::vector<std::string_view> blocks;  // end with a new line (paragraphs, headings, list items)
+    std::vector<std::string_view> rows;    // table rows: a new line, cells tab-separated
+    std::vector<std::string_view> cells;   // table cells: followed by a tab
+    std::vector<std::string_view> skip;    // whole subtree ignored (properties, scripts, deleted text)
+    std::vector<std::string_view> tabs;    // an element that is a tab character
+    std::vector<std::string_view> breaks;  // an element that is a line break
+    std::vector<std::string_view> spaces;  // an element that is spaces (ODF <text:s text:c="N"/>)
+    std::vector<std::string_view> text_in; // when set, only text directly inside these counts (OOXML <w:t>)
+    bool collapse_white_space = false;     // HTML, ODF: runs of white space are one space
 };
 
 /// Text lines as a walker writes them: no blank lines, no trailing spaces, cells
