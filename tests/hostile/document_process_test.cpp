@@ -68,4 +68,18 @@ TEST(DocumentProcess, EmbeddedPreviewBecomesTheThumbnail) {
     EXPECT_EQ(lines[0].value("extracted_text", ""), "Hi\nPage header\nPage footer");
 }
 
+TEST(DocumentProcess, OutputEscapesUnicodeLineSeparators) {
+    TempDir dir;
+    const std::string text = "one\xE2\x80\xA8two\xE2\x80\xA9three";
+    testsupport::write_file(dir.path() / "sep.txt", text);
+    int status = -1;
+    const std::string out = testsupport::run_ingestd("process --steps text --out " + (dir.path() / "out").string() +
+                                                         " " + (dir.path() / "sep.txt").string() + " 2>/dev/null",
+                                                     {}, &status);
+    EXPECT_EQ(out.find("\xE2\x80\xA8"), std::string::npos) << out;
+    EXPECT_EQ(out.find("\xE2\x80\xA9"), std::string::npos) << out;
+    EXPECT_NE(out.find("\\u2028"), std::string::npos) << out;
+    EXPECT_EQ(nlohmann::json::parse(out).value("extracted_text", ""), text);
+}
+
 } // namespace
