@@ -43,9 +43,12 @@ magic_t thread_prose_cookie() {
 // no markup '<', and a first line without ':' or '=', which header-, vCard- and
 // config-like formats start with) cannot be any of the formats we parse, so libmagic's
 // encoding and structure checks decide it alone. Such a file is text/plain where `file`
-// might have named a text subtype from its first words (text/x-diff for "diff --git").
+// might have named a text subtype from its first words (text/x-diff for "diff --git"),
+// except WebVTT, which is too common among uploads to lose its type.
 bool starts_like_prose(const unsigned char* p, std::size_t n) {
     if (n == 0 || !(std::isalnum(p[0]) != 0)) return false;
+    // WebVTT subtitles start with a word and no ':' but have their own type (text/vtt).
+    if (std::string_view(reinterpret_cast<const char*>(p), n).starts_with("WEBVTT")) return false;
     bool first_line = true;
     for (std::size_t i = 0; i < n; ++i) {
         const unsigned char c = p[i];

@@ -136,6 +136,13 @@ TEST(ContentType, KindsAndTheirNames) {
     EXPECT_EQ(extractors::to_string(extractors::Kind::other), "other");
 }
 
+TEST(ContentType, WebVttKeepsItsTypeAndIsText) {
+    const std::string vtt = "WEBVTT\n\n00:00:00.000 --> 00:00:02.000\nHello there\n";
+    const std::string mime = extractors::detect_content_type_buffer(vtt.data(), vtt.size());
+    EXPECT_EQ(mime, "text/vtt");
+    EXPECT_EQ(extractors::kind_of(mime), extractors::Kind::text);
+}
+
 TEST(ContentType, DetectionLeavesOffsetUsableAndIsRepeatable) {
     testsupport::TempDir dir;
     testsupport::write_file(dir.path() / "a", "plain words\n");
