@@ -242,4 +242,21 @@ TEST(DocumentThumbnail, EmbeddedPreviewIsFound) {
     EXPECT_FALSE(extractors::embedded_preview(span_of(testsupport::docx_fixture().bytes), {}));
 }
 
+TEST(DocumentThumbnail, EpubCoverAndOdfThumbnailAreFound) {
+    const std::string opf = "<package xmlns=\"http://www.idpf.org/2007/opf\"><manifest><item id=\"c\" "
+                            "href=\"img/cover.png\" properties=\"cover-image\" media-type=\"image/png\"/></manifest>"
+                            "<spine/></package>";
+    const std::string epub =
+        testsupport::make_zip({{"mimetype", "application/epub+zip", true},
+                               {"META-INF/container.xml",
+                                "<container><rootfiles><rootfile full-path=\"OPS/book.opf\"/></rootfiles></container>"},
+                               {"OPS/book.opf", opf},
+                               {"OPS/img/cover.png", "cover bytes"}});
+    EXPECT_EQ(extractors::embedded_preview(span_of(epub), {}).value_or(""), "cover bytes");
+    const std::string odt = testsupport::make_zip({{"mimetype", "application/vnd.oasis.opendocument.text", true},
+                                                   {"content.xml", "<x/>"},
+                                                   {"Thumbnails/thumbnail.png", "odf preview"}});
+    EXPECT_EQ(extractors::embedded_preview(span_of(odt), {}).value_or(""), "odf preview");
+}
+
 } // namespace
