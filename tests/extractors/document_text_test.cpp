@@ -101,6 +101,33 @@ TEST(DocumentSafety, ZipBombEndsTooLargeUnpackedInMilliseconds) {
     EXPECT_LT(elapsed, std::chrono::milliseconds(250));
 }
 
+// Sizes in a zip's headers are the archive's word: one that declares 1 KiB and unpacks to
+// 50 MB stops at the read budget, not after the whole part.
+TEST(DocumentSafety, PartLyingAboutItsSizeStopsAtTheBudget) {
+    std::string z = testsupport::make_zip(
+        {{"[Content_Types].xml", "<Types><Override ContentType=\"wordprocessingml.document.main\"/></Types>"},
+         {"word/document.xml", std::string(50u << 20, ' ')}});
+    auto patch = [&](const char* signature, std::size_t name_offset, std::size_t size_offset) {
+        for (std::size_t at = z.find(signature); at != std::string::npos; at = z.find(signature, at + 4)) {
+            if (z.compare(at + name_offset, 17, "word/document.xml") != 0) continue;
+            z[at + size_offset] = 0;
+            z[at + size_offset + 1] = 4; // 1024
+            z[at + size_offset + 2] = 0;
+            z[at + size_offset + 3] = 0;
+        }
+    };
+    patch("PK\x03\x04", 30, 22); // local header: name at 30, uncompressed size at 22
+    patch("PK\x01\x02", 46, 24); // central directory: name at 46, uncompressed size at 24
+    core::Options options;
+    options.max_unpacked_bytes = 4 << 20;
+    const auto start = std::chrono::steady_clock::now();
+    const auto r = extractors::extract_document_text(
+        span_of(z), "application/vnd.openxmlformats-officedocument.wordprocessingml.document", options);
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(500));
+    ASSERT_TRUE(r.error);
+    EXPECT_EQ(r.error->code, core::ErrorCode::too_large_unpacked) << r.error->message;
+}
+
 TEST(DocumentSafety, UnpackedTotalOverTheBudgetIsTooLarge) {
     core::Options options;
     options.max_unpacked_bytes = 1000;
