@@ -16,9 +16,10 @@ bool is_space(char c) {
     return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f';
 }
 
-void write_children(const xmlNode* node, const TextRules& rules, int depth, TextSink& sink);
+// `levels`: how many more levels of elements below this one are read.
+void write_children(const xmlNode* node, const TextRules& rules, int levels, TextSink& sink);
 
-void write_element(const xmlNode* e, const TextRules& rules, int depth, TextSink& sink) {
+void write_element(const xmlNode* e, const TextRules& rules, int levels, TextSink& sink) {
     const std::string_view name = local_name(e);
     if (listed(rules.skip, name)) return;
     if (listed(rules.tabs, name)) return sink.tab();
@@ -30,7 +31,7 @@ void write_element(const xmlNode* e, const TextRules& rules, int depth, TextSink
     }
     const bool cell = listed(rules.cells, name);
     if (cell) sink.enter_cell();
-    write_children(e, rules, depth + 1, sink);
+    write_children(e, rules, levels - 1, sink);
     if (cell) {
         sink.leave_cell();
         sink.end_cell();
@@ -45,11 +46,11 @@ void write_element(const xmlNode* e, const TextRules& rules, int depth, TextSink
     }
 }
 
-void write_children(const xmlNode* node, const TextRules& rules, int depth, TextSink& sink) {
-    if (depth < 0) return;
+void write_children(const xmlNode* node, const TextRules& rules, int levels, TextSink& sink) {
+    if (levels < 0) return;
     for (const xmlNode* c = node->children; c != nullptr; c = c->next) {
         if (c->type == XML_ELEMENT_NODE) {
-            write_element(c, rules, depth - 1, sink);
+            write_element(c, rules, levels, sink);
         } else if ((c->type == XML_TEXT_NODE || c->type == XML_CDATA_SECTION_NODE) && c->content != nullptr &&
                    (rules.text_in.empty() || listed(rules.text_in, local_name(node)))) {
             sink.text(reinterpret_cast<const char*>(c->content), rules.collapse_white_space);

@@ -56,6 +56,17 @@ TEST(HtmlText, VisibleTextWithoutScriptsStylesOrTags) {
                       "5 bold text\none\ntwo\na\tb\nx\ny");
 }
 
+TEST(HtmlText, DeepNestingIsBoundedNotACrash) {
+    std::string html = "<p>top</p>";
+    for (int i = 0; i < 200000; ++i) html += "<div>";
+    html += "deep";
+    core::Options options;
+    options.max_xml_depth = 50;
+    const std::string text = extractors::html_visible_text(html, options);
+    EXPECT_EQ(text.find("deep"), std::string::npos);
+    EXPECT_EQ(text.substr(0, 3), "top");
+}
+
 TEST(HtmlText, Utf8WithoutACharsetStaysUtf8) {
     EXPECT_EQ(extractors::html_visible_text("<p>na\xC3\xAFve</p>", {}), "na\xC3\xAFve");
 }
