@@ -3,7 +3,7 @@
 # SECONDS (default 60) with seeds from ../shared/corpus. Crashes land in build-fuzz/findings/.
 #
 # Environment:
-#   FUZZ_TARGETS  space-separated targets to run (default: all seven; "cheap" = the four
+#   FUZZ_TARGETS  space-separated targets to run (default: all eight; "cheap" = the four
 #                 targets over our own parsers: event storage_key helper_channel plain_text)
 #   CORPUS        seed corpus (default ../shared/corpus)
 #   FUZZ_JOBS     build parallelism (default 2)
@@ -15,7 +15,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 corpus=${CORPUS:-$root/../shared/corpus}
 build=$root/build-fuzz
 cheap="event storage_key helper_channel plain_text"
-parsers="pdf_text thumbnails image_text"
+parsers="pdf_text thumbnails image_text documents"
 targets=${FUZZ_TARGETS:-$cheap $parsers}
 [ "$targets" = cheap ] && targets=$cheap
 [ "$targets" = all ] && targets="$cheap $parsers"
@@ -42,6 +42,23 @@ seeds() {  # seeds TARGET DIR: a fresh seed folder for one target
       if [ "$1" = thumbnails ]; then cp "$corpus"/pdf/text/trivial.pdf "$d/" 2>/dev/null || true; fi ;;
     plain_text) cp "$corpus"/ocr/*.txt "$d/" 2>/dev/null || true; printf '\xff\xfeh\x00i\x00' >"$d/utf16"
       printf '\xef\xbb\xbfa\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\xc0\xaf\xed\xa0\x80' >"$d/utf8" ;;
+    documents)  # a DOCX, an ODT, RTF, HTML and an e-mail, written here
+      python3 - "$d" <<'PY' || true
+import sys, zipfile
+d = sys.argv[1]
+with zipfile.ZipFile(d + "/a.docx", "w", zipfile.ZIP_DEFLATED) as z:
+    z.writestr("[Content_Types].xml", "<Types>wordprocessingml.document.main</Types>")
+    z.writestr("word/document.xml", '<w:document xmlns:w="w"><w:body><w:p><w:r><w:t>Hi</w:t><w:tab/></w:r></w:p>'
+               '<w:tbl><w:tr><w:tc><w:p><w:r><w:t>c</w:t></w:r></w:p></w:tc></w:tr></w:tbl></w:body></w:document>')
+with zipfile.ZipFile(d + "/b.odt", "w") as z:
+    z.writestr("mimetype", "application/vnd.oasis.opendocument.text")
+    z.writestr("content.xml", '<office:document-content xmlns:office="o" xmlns:text="t"><office:body><office:text>'
+               '<text:p>x<text:s text:c="3"/>y</text:p></office:text></office:body></office:document-content>')
+open(d + "/c.rtf", "w").write("{\\rtf1\\ansi{\\fonttbl{\\f0 A;}}\\u8364? caf\\'e9\\par}")
+open(d + "/d.html", "w").write("<p>a &amp; b<script>x</script><table><tr><td>1<td>2</table>")
+open(d + "/e.eml", "w").write("From: a@b\nSubject: =?UTF-8?B?w6k=?=\nContent-Type: text/plain\n\nbody\n")
+PY
+      ;;
     event)
       printf '%s\0' file_id f1 storage_key a/b.blob size 12 steps text >"$d/e1"
       printf '%s\0' file_id x.y:z-1 storage_key u/2024/x.pdf content_type application/pdf \

@@ -15,6 +15,8 @@ packages=(
   nlohmann-json3-dev libcli11-dev libseccomp-dev
   # the object store: libcurl signs S3 requests (CURLOPT_AWS_SIGV4), libxml2 reads its replies
   libcurl4-openssl-dev libxml2-dev
+  # documents: zip, XML/HTML, MIME (extractors/ only)
+  libzip-dev libgmime-3.0-dev
   # tests, fuzzing, benchmarks (the tests make their images with the vips CLI of libvips-tools
   # and render text for OCR with `vips text`, which needs a font)
   libgtest-dev libgmock-dev googletest libbenchmark-dev

@@ -1,5 +1,6 @@
 #include "thumbnails/registry.hpp"
 
+#include "thumbnails/document_thumbnail.hpp"
 #include "thumbnails/image_thumbnail.hpp"
 #include "thumbnails/pdf_thumbnail.hpp"
 
@@ -14,6 +15,7 @@ bool is_pdf(const std::string& mime) {
 constexpr Renderer k_renderers[] = {
     {"image", is_supported_image, render_image},
     {"pdf", is_pdf, render_pdf},
+    {"document", is_zip_document, render_document},
 };
 
 } // namespace

@@ -29,6 +29,9 @@ struct Result {
     std::vector<Thumbnail> thumbnails; // largest first (288, 144, 72) when done
     std::optional<int> width;          // images only, after EXIF orientation
     std::optional<int> height;
+    /// No error and nothing to draw: the step is not_applicable (a document without an
+    /// embedded preview).
+    bool not_applicable = false;
 };
 
 } // namespace thumbnails

@@ -7,9 +7,9 @@ namespace extractors {
 
 /// What the pipeline does with a detected type (the spec's "Types"): PDFs, images, text
 /// (including XML, SVG and JSON), and everything else.
-enum class Kind { pdf, image, text, other };
+enum class Kind { pdf, image, text, document, other };
 
-/// "pdf", "image", "text" or "other": the kind's name in metrics and logs.
+/// "pdf", "image", "text", "document" or "other": the kind's name in metrics and logs.
 std::string_view to_string(Kind kind);
 
 /// MIME type of the file behind `fd` from its bytes, with libmagic's default flags (so it

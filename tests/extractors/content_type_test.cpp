@@ -113,7 +113,16 @@ TEST(ContentType, KindsAndTheirNames) {
         {"image/x-icon", extractors::Kind::image},
         {"text/plain", extractors::Kind::text},
         {"audio/mpeg", extractors::Kind::other},
-        {"application/zip", extractors::Kind::other},
+        // A zip may be an office document libmagic did not name: the helper looks inside.
+        {"application/zip", extractors::Kind::document},
+        {"application/vnd.openxmlformats-officedocument.wordprocessingml.document", extractors::Kind::document},
+        {"application/vnd.ms-excel.sheet.macroEnabled.12", extractors::Kind::document},
+        {"application/vnd.oasis.opendocument.text", extractors::Kind::document},
+        {"application/epub+zip", extractors::Kind::document},
+        {"message/rfc822", extractors::Kind::document},
+        {"text/rtf", extractors::Kind::document},
+        {"text/html", extractors::Kind::text},
+        {"application/msword", extractors::Kind::other},
         {"application/x-empty", extractors::Kind::other},
         {"application/octet-stream", extractors::Kind::other},
     };
@@ -123,7 +132,15 @@ TEST(ContentType, KindsAndTheirNames) {
     EXPECT_EQ(extractors::to_string(extractors::Kind::pdf), "pdf");
     EXPECT_EQ(extractors::to_string(extractors::Kind::image), "image");
     EXPECT_EQ(extractors::to_string(extractors::Kind::text), "text");
+    EXPECT_EQ(extractors::to_string(extractors::Kind::document), "document");
     EXPECT_EQ(extractors::to_string(extractors::Kind::other), "other");
+}
+
+TEST(ContentType, WebVttKeepsItsTypeAndIsText) {
+    const std::string vtt = "WEBVTT\n\n00:00:00.000 --> 00:00:02.000\nHello there\n";
+    const std::string mime = extractors::detect_content_type_buffer(vtt.data(), vtt.size());
+    EXPECT_EQ(mime, "text/vtt");
+    EXPECT_EQ(extractors::kind_of(mime), extractors::Kind::text);
 }
 
 TEST(ContentType, DetectionLeavesOffsetUsableAndIsRepeatable) {

@@ -1,5 +1,6 @@
 // The PDF text layer: against pdftotext on the corpus, on PDFs written here, and read by
 // several threads.
+#include "extractors/sniff/content_type.hpp"
 #include "tests/extractors/pdf_fixtures.hpp"
 
 #include <cstdio>
@@ -92,6 +93,19 @@ TEST(PdfText, GeneratedTextPdfWithoutCorpus) {
     EXPECT_EQ(r.page_count, 1);
     EXPECT_FALSE(r.ocr_pages);
     EXPECT_NE(r.text.find("Invoice 4521 paid in full"), std::string::npos) << r.text;
+}
+
+// SPEC "Types": a `%PDF-` header anywhere in the first 1024 bytes is a PDF (an invoice with
+// four stray bytes first); libmagic alone calls it application/octet-stream.
+TEST(PdfText, HeaderAfterStrayBytesIsAPdfAndReadable) {
+    const std::string pdf =
+        std::string("\x00\x01\x02\x03", 4) + one_page_pdf("BT /F1 24 Tf 72 700 Td (Invoice 4521 paid in full) Tj ET");
+    EXPECT_EQ(extractors::detect_content_type_buffer(pdf.data(), pdf.size()), "application/pdf");
+    const TextResult r = extract_pdf_text(as_bytes(pdf), {});
+    ASSERT_FALSE(r.error) << r.error->message;
+    EXPECT_NE(r.text.find("Invoice 4521 paid in full"), std::string::npos) << r.text;
+    const std::string far = std::string(2000, '\x01') + pdf;
+    EXPECT_NE(extractors::detect_content_type_buffer(far.data(), far.size()), "application/pdf");
 }
 
 TEST(PdfText, TextIsCleanUtf8) {

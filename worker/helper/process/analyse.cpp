@@ -3,6 +3,7 @@
 // thumbnails/registry.cpp.
 #include "core/file_error.hpp"
 #include "core/layout.hpp"
+#include "extractors/document_type.hpp"
 #include "extractors/registry.hpp"
 #include "extractors/sniff/content_type.hpp"
 #include "extractors/text_clean.hpp"
@@ -145,6 +146,8 @@ void add_text(Outcome& out, extractors::TextResult t, const JobSpec& spec, const
 void add_thumbnails(Outcome& out, thumbnails::Result r, const JobSpec& spec) {
     if (r.error) {
         out.thumbnail_failed(*r.error);
+    } else if (r.not_applicable) {
+        out.set("thumbnail_status", "not_applicable");
     } else {
         out.set("thumbnail_status", "done");
         for (auto& t : r.thumbnails) {
@@ -165,7 +168,7 @@ PipelineResult analyse(int fd, std::uint64_t size, const std::string& content_ha
                        const PipelineOptions& options, const std::string& detected_type) {
     const std::string mime = !detected_type.empty() ? detected_type
                              : size == 0            ? "application/x-empty"
-                                                    : extractors::detect_content_type(fd);
+                                         : extractors::refine_content_type(fd, extractors::detect_content_type(fd));
     const extractors::Extractor* extractor = extractors::find_extractor(mime);
     if (extractor != nullptr && !extractor->runs_with(options)) extractor = nullptr;
     const thumbnails::Renderer* renderer = thumbnails::find_renderer(mime);

@@ -1,6 +1,7 @@
 #include "worker/helper/process/helper.hpp"
 
 #include "core/fd.hpp"
+#include "extractors/document_type.hpp"
 #include "extractors/ocr_engine.hpp"
 #include "extractors/pdf_text.hpp"
 #include "extractors/sniff/content_type.hpp"
@@ -188,7 +189,9 @@ bool answer(int sock, const core::Fd input, const nlohmann::json& j) {
     const auto size = static_cast<std::uint64_t>(st.st_size);
     const auto request = parse_request(j);
     if (!request) return false;
-    const std::string mime = size == 0 ? "application/x-empty" : extractors::detect_content_type(input.get());
+    const std::string mime =
+        size == 0 ? "application/x-empty"
+                  : extractors::refine_content_type(input.get(), extractors::detect_content_type(input.get()));
     if (!ch::send(sock, ch::Type::typed, {{"content_type", mime}})) return false;
     const std::vector<JobSpec> parts = split_steps(request->spec);
     for (std::size_t i = 0; i < parts.size(); ++i) {
