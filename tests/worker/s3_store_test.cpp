@@ -2,9 +2,11 @@
 // loopback (s3rver); objects are put and inspected with the curl CLI, never with the store.
 #include "core/file_error.hpp"
 #include "extractors/sniff/hash.hpp"
+#include "tests/support/cut_proxy.hpp"
 #include "tests/support/redis_server.hpp"
 #include "tests/support/s3_server.hpp"
 #include "worker/storage/s3_location.hpp"
+#include "worker/storage/s3_xml.hpp"
 #include "worker/storage/sigv4_presign.hpp"
 #include "worker/storage/store.hpp"
 
@@ -25,6 +27,7 @@
 
 namespace {
 
+using testsupport::CutProxy;
 using testsupport::S3Server;
 
 std::string random_bytes(std::size_t n, unsigned seed) {
@@ -59,42 +62,6 @@ std::optional<core::ErrorCode> code_of(const std::function<void()>& f) {
     const auto e = file_error_of(f);
     return e ? std::optional(e->code()) : std::nullopt;
 }
-
-/// The proxy of tests/s3/cut_proxy.py between the store and s3rver.
-class CutProxy {
-public:
-    CutProxy(int upstream, std::size_t cut_after, const std::string& on_cut) : m_port(testsupport::free_port()) {
-        m_log = std::filesystem::temp_directory_path() / ("ingestd-cut-" + std::to_string(m_port) + ".log");
-        const std::string script = std::string(INGESTD_SOURCE_DIR) + "/tests/s3/cut_proxy.py";
-        m_pid = ::fork();
-        if (m_pid == 0) {
-            const std::string listen = std::to_string(m_port), up = std::to_string(upstream),
-                              cut = std::to_string(cut_after), log = m_log.string();
-            ::execlp("python3", "python3", script.c_str(), "--listen", listen.c_str(), "--upstream", up.c_str(),
-                     "--cut-after", cut.c_str(), "--on-cut", on_cut.c_str(), "--log", log.c_str(),
-                     static_cast<char*>(nullptr));
-            ::_exit(127);
-        }
-        for (int i = 0; i < 200 && log().find("LISTENING") == std::string::npos; ++i) {
-            std::this_thread::sleep_for(std::chrono::milliseconds(25)); // until the proxy listens
-        }
-    }
-    ~CutProxy() {
-        ::kill(m_pid, SIGKILL);
-        ::waitpid(m_pid, nullptr, 0);
-        std::filesystem::remove(m_log);
-    }
-    std::string endpoint() const { return "http://127.0.0.1:" + std::to_string(m_port); }
-    std::string log() const {
-        std::ifstream in(m_log);
-        return std::string(std::istreambuf_iterator<char>(in), {});
-    }
-
-private:
-    int m_port;
-    pid_t m_pid = -1;
-    std::filesystem::path m_log;
-};
 
 class S3Store : public ::testing::Test {
 protected:
@@ -188,10 +155,24 @@ TEST_F(S3Store, ListPagesThroughMoreThanOneListing) {
     EXPECT_EQ(n, 1005);
 }
 
+TEST_F(S3Store, RemoveManyDeletesInBatchesOfAThousand) {
+    std::vector<std::string> keys, full;
+    for (int i = 0; i < 1500; ++i) keys.push_back("thumbnails/f" + std::to_string(i) + "/144.webp");
+    for (const auto& k : keys) full.push_back("in/" + k);
+    m_server->put_many(full, "x");
+    m_server->put("in/thumbnails/kept/144.webp", "kept");
+    keys.push_back("thumbnails/never-was/144.webp"); // not an error
+    m_store->remove_many(keys);
+    std::vector<std::string> left;
+    m_store->list("thumbnails/", [&](const std::string& k) { left.push_back(k); });
+    EXPECT_EQ(left, std::vector<std::string>{"thumbnails/kept/144.webp"});
+    m_store->remove_many({});
+}
+
 TEST_F(S3Store, DroppedConnectionResumesWithARangedGet) {
     const std::string bytes = random_bytes(4 << 20, 4);
     m_server->put("in/up/drop.bin", bytes);
-    CutProxy proxy(m_server->port(), 1 << 20, "");
+    CutProxy proxy(m_server->port(), {1 << 20, "", 0});
     use_endpoint(proxy.endpoint());
     worker::Store::Input in = m_store->open_input("up/drop.bin", 1 << 30);
     EXPECT_EQ(read_fd(in.fd.get(), in.size), bytes);
@@ -209,7 +190,7 @@ TEST_F(S3Store, ObjectReplacedMidReadIsReadAgainFromTheStart) {
     const std::string replace = "curl -sf --aws-sigv4 aws:amz:us-east-1:s3 -u S3RVER:S3RVER -H 'x-amz-content-sha256: "
                                 "UNSIGNED-PAYLOAD' -o /dev/null -T " +
                                 file.string() + " " + m_server->endpoint() + "/uploads/in/up/swap.bin";
-    CutProxy proxy(m_server->port(), 1 << 20, replace);
+    CutProxy proxy(m_server->port(), {1 << 20, replace, 0});
     use_endpoint(proxy.endpoint());
     worker::Store::Input in = m_store->open_input("up/swap.bin", 1 << 30);
     std::filesystem::remove(file);
@@ -230,6 +211,49 @@ TEST_F(S3Store, ServerRestartedMidDownloadFinishesTheRead) {
     worker::Store::Input in = m_store->open_input("up/restart.bin", 1 << 30); // retried with backoff
     back.join();
     EXPECT_EQ(read_fd(in.fd.get(), in.size), bytes);
+}
+
+std::size_t count_of(const std::string& haystack, const std::string& needle) {
+    std::size_t n = 0;
+    for (auto at = haystack.find(needle); at != std::string::npos; at = haystack.find(needle, at + 1)) ++n;
+    return n;
+}
+
+TEST_F(S3Store, ThrottlingRepliesAreRetriedUntilTheyPass) {
+    const std::string bytes = random_bytes(200000, 8);
+    m_server->put("in/up/busy.bin", bytes);
+    {
+        CutProxy proxy(m_server->port(), {0, "", 3}); // the start-up HEAD meets the first one
+        use_endpoint(proxy.endpoint());
+        worker::Store::Input in = m_store->open_input("up/busy.bin", 1 << 30);
+        EXPECT_EQ(read_fd(in.fd.get(), in.size), bytes);
+        EXPECT_EQ(count_of(proxy.log(), "503 "), 3U) << proxy.log();
+    }
+    CutProxy proxy(m_server->port(), {0, "", 4});
+    use_endpoint(proxy.endpoint());
+    m_store->write("text/busy.txt", "written through 503s");
+    m_store->write("thumbnails/busy/144.webp", bytes); // a body the proxy answers before it ends
+    EXPECT_EQ(m_server->get("in/text/busy.txt"), "written through 503s");
+    EXPECT_EQ(m_server->get("in/thumbnails/busy/144.webp"), bytes);
+    EXPECT_EQ(count_of(proxy.log(), "503 "), 4U) << proxy.log();
+}
+
+TEST_F(S3Store, ThrottledForeverEndsTransientAfterBoundedRetries) {
+    m_server->put("in/up/never.bin", "x");
+    CutProxy proxy(m_server->port(), {0, "", -1});
+    use_endpoint(proxy.endpoint()); // start-up does not throw: unavailable is not a refusal
+    const auto started = std::chrono::steady_clock::now();
+    for (const auto& call : std::vector<std::function<void()>>{[&] { m_store->open_input("up/never.bin", 100); },
+                                                               [&] { m_store->write("text/never.txt", "x"); },
+                                                               [&] { m_store->remove_many({"text/never.txt"}); }}) {
+        const auto e = file_error_of(call);
+        ASSERT_TRUE(e) << "a store answering 503 forever must fail";
+        EXPECT_EQ(e->code(), core::ErrorCode::storage_error);
+        EXPECT_TRUE(e->transient()) << e->what();
+        EXPECT_NE(std::string(e->what()).find("HTTP 503"), std::string::npos) << e->what();
+    }
+    EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(30));
+    EXPECT_EQ(count_of(proxy.log(), "503 "), 1U + 3 * 6) << "the start-up HEAD, then 6 tries each";
 }
 
 TEST_F(S3Store, UnreachableEndpointIsTransient) {
@@ -292,3 +316,19 @@ TEST(S3Location, ParsesRootAndAddressing) {
 }
 
 } // namespace
+
+TEST(S3Xml, DeleteResultErrorsAndAnEscapedRequestBody) {
+    std::vector<worker::S3DeleteError> errors;
+    ASSERT_TRUE(worker::parse_s3_delete_result(
+        "<?xml version=\"1.0\"?><DeleteResult><Deleted><Key>a</Key></Deleted><Error><Key>in/b</Key><Code>"
+        "AccessDenied</Code><Message>Access Denied</Message></Error></DeleteResult>",
+        errors));
+    ASSERT_EQ(errors.size(), 1U);
+    EXPECT_EQ(errors[0].key, "in/b");
+    EXPECT_EQ(errors[0].code, "AccessDenied");
+    EXPECT_EQ(errors[0].message, "Access Denied");
+    EXPECT_FALSE(worker::parse_s3_delete_result("<Error><Code>SlowDown</Code></Error>", errors));
+    EXPECT_EQ(worker::s3_delete_body({"a&b", "c"}),
+              "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Delete><Quiet>true</Quiet><Object><Key>a&amp;b</Key>"
+              "</Object><Object><Key>c</Key></Object></Delete>");
+}

@@ -44,6 +44,16 @@ private:
     EVP_MD_CTX* m_ctx;
 };
 
+// Content-MD5 (base64 of the MD5), which S3 requires on DeleteObjects.
+std::string content_md5(std::string_view body) {
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int len = 0;
+    EVP_Digest(body.data(), body.size(), md, &len, EVP_md5(), nullptr);
+    unsigned char out[4 * ((EVP_MAX_MD_SIZE + 2) / 3) + 1];
+    const int n = EVP_EncodeBlock(out, md, static_cast<int>(len));
+    return std::string(reinterpret_cast<const char*>(out), static_cast<std::size_t>(n));
+}
+
 std::string reply_summary(const S3Response& r) {
     if (r.status == 0) return r.transport_error.empty() ? "no reply" : r.transport_error;
     const S3ErrorReply e = parse_s3_error(r.body);
@@ -246,6 +256,39 @@ void S3Store::remove(const std::string& key) const {
     const S3Response r = call(req);
     if ((r.status >= 200 && r.status < 300) || r.status == 404) return;
     fail(r, key, "remove");
+}
+
+void S3Store::remove_many(const std::vector<std::string>& keys) const {
+    constexpr std::size_t k_batch = 1000; // the most one DeleteObjects request may name
+    for (std::size_t i = 0; i < keys.size(); i += k_batch) {
+        const auto first = keys.begin() + static_cast<std::ptrdiff_t>(i);
+        remove_batch(
+            std::vector<std::string>(first, first + static_cast<std::ptrdiff_t>(std::min(k_batch, keys.size() - i))));
+    }
+}
+
+void S3Store::remove_batch(const std::vector<std::string>& keys) const {
+    std::vector<std::string> full;
+    full.reserve(keys.size());
+    for (const auto& k : keys) full.push_back(location().prefix + k);
+    const std::string body = s3_delete_body(full);
+    S3Request req;
+    req.method = "POST";
+    req.url = location().bucket_url() + "/?delete";
+    req.body = body;
+    req.headers.push_back("Content-Type: application/xml");
+    req.headers.push_back("Content-MD5: " + content_md5(body));
+    S3Response r = call(req);
+    std::vector<S3DeleteError> errors;
+    if (r.status >= 200 && r.status < 300 && !parse_s3_delete_result(r.body, errors)) r.status = 500;
+    if (r.status < 200 || r.status >= 300) fail(r, keys.front(), "remove");
+    for (const auto& e : errors) {
+        if (e.code == "NoSuchKey") continue; // already gone
+        const std::string key = e.key.rfind(location().prefix, 0) == 0 ? e.key.substr(location().prefix.size()) : e.key;
+        const bool transient = e.code == "SlowDown" || e.code == "InternalError" || e.code == "ServiceUnavailable";
+        throw core::FileError(core::ErrorCode::storage_error,
+                              "Cannot remove " + describe(key) + ": " + e.code + " " + e.message + ".", transient);
+    }
 }
 
 void S3Store::list(const std::string& prefix, const std::function<void(const std::string&)>& visit) const {

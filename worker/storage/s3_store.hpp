@@ -24,6 +24,9 @@ public:
     void write_from(const std::string& key, int fd) const override;
     void copy(const std::string& from, const std::string& to) const override;
     void remove(const std::string& key) const override;
+    /// DeleteObjects, up to 1000 keys a request; a key the reply reports as not deleted fails
+    /// the call (storage_error, transient when its code is a throttling or internal error).
+    void remove_many(const std::vector<std::string>& keys) const override;
     void list(const std::string& prefix, const std::function<void(const std::string& key)>& visit) const override;
     std::string describe(const std::string& key) const override;
     bool reachable() const override;
@@ -43,6 +46,7 @@ private:
     /// perform() again while the reply is transient (no reply, 408, 429, 5xx), with backoff.
     S3Response call(const S3Request& request) const;
     void put(const std::string& key, S3Request request) const;
+    void remove_batch(const std::vector<std::string>& keys) const;
     [[noreturn]] void fail(const S3Response& reply, const std::string& key, const std::string& what) const;
 
     S3Client m_client;

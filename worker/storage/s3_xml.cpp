@@ -58,4 +58,51 @@ bool parse_s3_list(const std::string& xml, S3ListPage& page) {
     return true;
 }
 
+bool parse_s3_delete_result(const std::string& xml, std::vector<S3DeleteError>& errors) {
+    Doc doc = parse(xml);
+    const xmlNode* root = doc ? xmlDocGetRootElement(doc.get()) : nullptr;
+    if (root == nullptr || !named(root, "DeleteResult")) return false;
+    for (const xmlNode* n = root->children; n != nullptr; n = n->next) {
+        if (!named(n, "Error")) continue;
+        S3DeleteError e;
+        for (const xmlNode* c = n->children; c != nullptr; c = c->next) {
+            if (named(c, "Key")) e.key = text_of(c);
+            if (named(c, "Code")) e.code = text_of(c);
+            if (named(c, "Message")) e.message = text_of(c);
+        }
+        errors.push_back(std::move(e));
+    }
+    return true;
+}
+
+std::string s3_delete_body(const std::vector<std::string>& keys) {
+    std::string body = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Delete><Quiet>true</Quiet>";
+    for (const auto& key : keys) {
+        body += "<Object><Key>";
+        for (const char c : key) {
+            switch (c) {
+            case '&':
+                body += "&amp;";
+                break;
+            case '<':
+                body += "&lt;";
+                break;
+            case '>':
+                body += "&gt;";
+                break;
+            case '"':
+                body += "&quot;";
+                break;
+            case '\'':
+                body += "&apos;";
+                break;
+            default:
+                body += c;
+            }
+        }
+        body += "</Key></Object>";
+    }
+    return body + "</Delete>";
+}
+
 } // namespace worker

@@ -24,4 +24,18 @@ S3ErrorReply parse_s3_error(const std::string& xml);
 /// Parses a ListObjectsV2 reply; false when `xml` is not one.
 bool parse_s3_list(const std::string& xml, S3ListPage& page);
 
+/// One <Error> entry of a DeleteObjects reply.
+struct S3DeleteError {
+    std::string key;
+    std::string code;
+    std::string message;
+};
+
+/// Parses a DeleteObjects reply (<DeleteResult>) into its <Error> entries; false when `xml`
+/// is not one.
+bool parse_s3_delete_result(const std::string& xml, std::vector<S3DeleteError>& errors);
+
+/// The DeleteObjects request body for `keys` (quiet: the reply lists only the failures).
+std::string s3_delete_body(const std::vector<std::string>& keys);
+
 } // namespace worker
