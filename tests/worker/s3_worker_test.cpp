@@ -122,6 +122,32 @@ TEST_F(S3Worker, SubmitUploadsUnderAFreshKeyAndProcessWritesToABucket) {
     EXPECT_FALSE(std::filesystem::exists("s3:")) << "nothing written to a folder named after the URL";
 }
 
+TEST_F(S3Worker, GcRemovesOrphanedOutputsFromTheBucketAndKeepsLiveOnes) {
+    fx.env()["INGEST_MAX_TEXT_BYTES"] = "100"; // longer text is an object of its own
+    fx.start("s3gc");
+    m_server->put("in/up/live.txt", std::string(5000, 'a') + "\n");
+    fx.submit("live", "up/live.txt");
+    ASSERT_EQ(fx.wait_final("live"), "done") << fx.log_of("s3gc");
+    const std::string live_text = fx.field("live", "extracted_text_key");
+    ASSERT_FALSE(live_text.empty());
+    m_server->put_many({"in/thumbnails/ghost/72.webp", "in/thumbnails/ghost/144.webp", "in/text/ghost.txt"},
+                       "a crash's leftovers");
+    int status = -1;
+    const std::string out = testsupport::run_ingestd("gc --grace 0", cli_env(), &status);
+    EXPECT_EQ(status, 0) << out;
+    for (const std::string key : {"thumbnails/ghost/72.webp", "thumbnails/ghost/144.webp", "text/ghost.txt"}) {
+        EXPECT_NE(out.find("\"key\":\"" + key + "\""), std::string::npos) << out;
+        bool found = true;
+        m_server->get("in/" + key, &found);
+        EXPECT_FALSE(found) << key;
+    }
+    bool found = false;
+    m_server->get("in/" + live_text, &found);
+    EXPECT_TRUE(found) << "a live file's output stays";
+    m_server->get("in/up/live.txt", &found);
+    EXPECT_TRUE(found) << "a live original stays";
+}
+
 TEST_F(S3Worker, MissingBucketAtStartUpExitsTwoWithOneLineNamingIt) {
     fx.env()["INGEST_STORAGE_ROOT"] = "s3://no-such-bucket/x";
     auto& w = fx.start("s3nb");
