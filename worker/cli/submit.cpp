@@ -21,15 +21,12 @@ struct SubmitFlags {
     std::vector<std::string> files;
     WaitFlags wait;
     std::string steps = "text,thumbnails";
-    std::string ocr_langs;
 };
 
 void add_submit_flags(CLI::App& app, SubmitFlags& flags) {
     app.add_option("FILE", flags.files, "files to submit")->required();
     add_wait_flags(app, flags.wait, "wait until each is final and print its metadata");
     app.add_option("--steps", flags.steps, "text,thumbnails (default both)");
-    app.add_option("--ocr-langs", flags.ocr_langs,
-                   "the files' OCR languages, deu or eng+fra (default INGEST_OCR_LANGS)");
 }
 
 std::string random_hex(int n) {
@@ -88,7 +85,6 @@ int submit(const Config& config, const SubmitFlags& flags) {
         file.name = std::filesystem::path(path).filename().string();
         file.size = static_cast<std::uint64_t>(st.st_size);
         file.steps = steps->steps;
-        file.ocr_langs = flags.ocr_langs;
         store->write_from(file.storage_key, fd.get());
         file.submitted_at = jobs::utc_now_rfc3339();
         const jobs::Appended appended = jobs::append_new_file(redis, names, file);
