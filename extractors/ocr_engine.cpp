@@ -1,5 +1,6 @@
 #include "extractors/ocr_engine.hpp"
 
+#include "extractors/engine_cache.hpp"
 #include "extractors/sniff/hash.hpp"
 
 #include <algorithm>
@@ -37,14 +38,14 @@ constexpr float k_osd_min_confidence = 5.0F;
 constexpr std::chrono::seconds k_osd_min_time_left{2};
 
 struct Engines {
-    std::unique_ptr<tesseract::TessBaseAPI> ocr;
-    std::string langs;
+    EngineCache<tesseract::TessBaseAPI> ocr{k_ocr_engines_per_thread}; // by language set
     std::unique_ptr<tesseract::TessBaseAPI> osd;
     bool osd_unavailable = false;
 };
 
-// One engine per thread: TessBaseAPI is not thread-safe, and creating one costs ~0.1 s and
-// 50-65 MB, so each worker thread keeps its own for its whole life.
+// Engines per thread: TessBaseAPI is not thread-safe, and creating one costs ~0.1 s and
+// 50-65 MB a language, so each worker thread keeps its own, the last few language sets
+// (events may name their own, ocr_langs), for its whole life.
 thread_local Engines t_engines;
 
 std::unique_ptr<tesseract::TessBaseAPI> new_engine(const std::string& langs, tesseract::OcrEngineMode mode) {
@@ -60,20 +61,17 @@ std::unique_ptr<tesseract::TessBaseAPI> new_engine(const std::string& langs, tes
 }
 
 tesseract::TessBaseAPI& ocr_engine(const std::string& langs) {
-    Engines& e = t_engines;
-    if (e.ocr && e.langs == langs) {
-        return *e.ocr;
-    }
-    check_ocr_languages(langs);
-    e.ocr.reset();
-    e.ocr = new_engine(langs, tesseract::OEM_DEFAULT);
-    if (!e.ocr) {
+    tesseract::TessBaseAPI* api = t_engines.ocr.get(langs, [&] {
+        check_ocr_languages(langs);
+        auto made = new_engine(langs, tesseract::OEM_DEFAULT);
+        if (made) made->SetPageSegMode(tesseract::PSM_AUTO);
+        return made;
+    });
+    if (api == nullptr) {
         throw std::runtime_error("Tesseract could not load the OCR languages '" + langs + "' from " +
                                  tessdata_dir().string());
     }
-    e.ocr->SetPageSegMode(tesseract::PSM_AUTO);
-    e.langs = langs;
-    return *e.ocr;
+    return *api;
 }
 
 // The orientation engine, created on the first page that needs it; nullptr when the osd

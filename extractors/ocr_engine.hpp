@@ -3,6 +3,7 @@
 #include "extractors/sniff/ocr_langs.hpp"
 
 #include <chrono>
+#include <cstddef>
 #include <filesystem>
 #include <string>
 
@@ -32,9 +33,12 @@ struct OcrPage {
 /// Largest time one page may take even when the job has more time left.
 inline constexpr std::chrono::seconds k_ocr_page_time_cap{120};
 
+/// Language sets whose engines one thread keeps (least recently used goes first).
+inline constexpr std::size_t k_ocr_engines_per_thread = 3;
+
 /// OCR of one page with this thread's engine for `langs` ("eng", "eng+deu"), created on
-/// first use and reused (OEM default, automatic page segmentation). Recognition stops at
-/// min(`deadline`, now + k_ocr_page_time_cap). A page whose first pass has a low mean word
+/// first use and reused (the last k_ocr_engines_per_thread sets) (OEM default, automatic page segmentation).
+/// Recognition stops at min(`deadline`, now + k_ocr_page_time_cap). A page whose first pass has a low mean word
 /// confidence is checked with orientation detection (`osd`) and, when that is confident,
 /// rotated and read again; the better pass is kept. Throws std::runtime_error when the
 /// engine cannot be initialised (language data missing). Thread-safe: one engine per

@@ -133,11 +133,24 @@ Appended append_new_file(Redis& redis, const QueueNames& names, const NewFile& f
                         {"extraction_status", "pending"},
                         {"thumbnail_status", "pending"},
                         {"submitted_at", file.submitted_at}});
+    Args xadd = {"XADD",
+                 names.stream,
+                 "*",
+                 "file_id",
+                 file.file_id,
+                 "storage_key",
+                 file.storage_key,
+                 "name",
+                 file.name,
+                 "size",
+                 std::to_string(file.size),
+                 "steps",
+                 file.steps};
+    if (!file.ocr_langs.empty()) xadd.insert(xadd.end(), {"ocr_langs", file.ocr_langs});
     const auto replies = redis.pipeline({
         {"MULTI"},
         hset,
-        {"XADD", names.stream, "*", "file_id", file.file_id, "storage_key", file.storage_key, "name", file.name, "size",
-         std::to_string(file.size), "steps", file.steps},
+        xadd,
         {"XADD", names.results_stream(), "MAXLEN", "~", "100000", "*", "file_id", file.file_id, "status", "pending",
          "event_id", ""},
         {"EXEC"},

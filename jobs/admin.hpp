@@ -39,6 +39,7 @@ struct NewFile {
     std::uint64_t size = 0;
     std::string steps;        // normalised, "text,thumbnails"
     std::string submitted_at; // RFC 3339
+    std::string ocr_langs;    // the event's ocr_langs; empty: not on the event
 };
 
 /// The outcome of a transaction that Redis may refuse as a whole.

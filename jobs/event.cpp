@@ -67,6 +67,7 @@ struct RawFields {
     const std::string* name = nullptr;
     const std::string* owner = nullptr;
     const std::string* op = nullptr;
+    const std::string* ocr_langs = nullptr;
 };
 
 RawFields collect_fields(const std::vector<std::pair<std::string, std::string>>& fields) {
@@ -76,7 +77,7 @@ RawFields collect_fields(const std::vector<std::pair<std::string, std::string>>&
         {"size", &RawFields::size},       {"sha256", &RawFields::sha256},
         {"steps", &RawFields::steps},     {"content_type", &RawFields::content_type},
         {"name", &RawFields::name},       {"owner", &RawFields::owner},
-        {"op", &RawFields::op},
+        {"op", &RawFields::op},           {"ocr_langs", &RawFields::ocr_langs},
     };
     for (const auto& [key, value] : fields) {
         for (const auto& [name, member] : rows) {
@@ -123,6 +124,28 @@ std::string steps_problem(const std::string& steps, Event& event) {
     return {};
 }
 
+// Empty when `langs` is Tesseract language names ([a-z0-9_], at most 32 characters) joined
+// by '+', at most 8 of them; else the reason. Whether their data is installed is the
+// worker's check (jobs/ does not know where language data is).
+std::string ocr_langs_problem(const std::string& langs) {
+    const std::string bad = "The ocr_langs field \"" + langs.substr(0, 64) +
+                            "\" is not a list of Tesseract languages such as eng or eng+deu.";
+    int count = 0;
+    std::size_t start = 0;
+    while (start <= langs.size()) {
+        std::size_t end = langs.find('+', start);
+        if (end == std::string::npos) end = langs.size();
+        const std::size_t len = end - start;
+        if (len == 0 || len > 32 || ++count > 8) return bad;
+        for (std::size_t i = start; i < end; ++i) {
+            const char c = langs[i];
+            if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_')) return bad;
+        }
+        start = end + 1;
+    }
+    return {};
+}
+
 // Empty when the fields after file_id are valid (copied onto `event`), else the reason.
 std::string fields_problem(const RawFields& raw, Event& event) {
     if (raw.storage_key == nullptr) return "The event has no storage_key field.";
@@ -141,6 +164,10 @@ std::string fields_problem(const RawFields& raw, Event& event) {
     }
     if (raw.steps != nullptr) {
         if (auto problem = steps_problem(*raw.steps, event); !problem.empty()) return problem;
+    }
+    if (raw.ocr_langs != nullptr) {
+        if (auto problem = ocr_langs_problem(*raw.ocr_langs); !problem.empty()) return problem;
+        event.ocr_langs = *raw.ocr_langs;
     }
     event.steps =
         event.step_text && event.step_thumbnails ? "text,thumbnails" : (event.step_text ? "text" : "thumbnails");

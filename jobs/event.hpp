@@ -21,6 +21,7 @@ struct Event {
     bool step_text = true;
     bool step_thumbnails = true;
     std::string steps;      // as given, normalised ("text,thumbnails")
+    std::string ocr_langs;  // Tesseract languages for this file ("eng+deu"); empty: INGEST_OCR_LANGS
     bool is_delete = false; // `op=delete`: only file_id (and an optional storage_key) matter
 };
 

@@ -8,7 +8,7 @@ packages=(
   build-essential g++ cmake pkg-config git ca-certificates file
   # libraries
   libboost-dev libboost-system-dev libhiredis-dev
-  libtesseract-dev libleptonica-dev tesseract-ocr tesseract-ocr-eng tesseract-ocr-osd
+  libtesseract-dev libleptonica-dev tesseract-ocr tesseract-ocr-eng tesseract-ocr-osd tesseract-ocr-deu
   libpoppler-cpp-dev poppler-utils
   libvips-dev libvips-tools libwebp-dev
   libspdlog-dev libfmt-dev libssl-dev libmagic-dev libgoogle-perftools-dev

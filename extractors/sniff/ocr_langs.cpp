@@ -57,13 +57,18 @@ std::filesystem::path tessdata_dir() {
     return k_default_tessdata;
 }
 
-void check_ocr_languages(const std::string& langs) {
+std::string missing_ocr_language(const std::string& langs) {
     for (const std::string& lang : split_langs(langs)) {
         std::error_code ec;
-        if (!std::filesystem::is_regular_file(traineddata_path(lang), ec)) {
-            throw std::runtime_error("OCR language data missing for '" + lang + "' (looked in " +
-                                     tessdata_dir().string() + ")");
-        }
+        if (!std::filesystem::is_regular_file(traineddata_path(lang), ec)) return lang;
+    }
+    return {};
+}
+
+void check_ocr_languages(const std::string& langs) {
+    if (const std::string lang = missing_ocr_language(langs); !lang.empty()) {
+        throw std::runtime_error("OCR language data missing for '" + lang + "' (looked in " + tessdata_dir().string() +
+                                 ")");
     }
 }
 

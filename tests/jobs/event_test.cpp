@@ -123,3 +123,25 @@ TEST(Event, StepsList) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(Event, OcrLangsKeptWhenWellFormed) {
+    for (const std::string langs : {"deu", "eng+fra", "chi_sim+eng", "xxx"}) {
+        auto p = parse({{"file_id", "f1"}, {"storage_key", "k"}, {"ocr_langs", langs}});
+        ASSERT_EQ(p.verdict, Verdict::ok) << langs << ": " << p.reason;
+        EXPECT_EQ(p.event.ocr_langs, langs); // whether it is installed is the worker's check
+    }
+    EXPECT_EQ(parse({{"file_id", "f1"}, {"storage_key", "k"}}).event.ocr_langs, "");
+}
+
+TEST(Event, MalformedOcrLangsAreInvalidEvent) {
+    for (const std::string langs : std::vector<std::string>{"", "eng+", "+eng", "eng++deu", "../x", "/tmp/eng", "ENG",
+                                                            "eng deu", std::string(33, 'a'), "a+b+c+d+e+f+g+h+i"}) {
+        auto p = parse({{"file_id", "f1"}, {"storage_key", "k"}, {"ocr_langs", langs}});
+        EXPECT_EQ(p.verdict, Verdict::invalid_event) << langs;
+        EXPECT_NE(p.reason.find("ocr_langs"), std::string::npos) << p.reason;
+    }
+}
+
+} // namespace

@@ -3,6 +3,7 @@
 #include "core/backoff.hpp"
 #include "core/layout.hpp"
 #include "extractors/sniff/content_type.hpp"
+#include "extractors/sniff/ocr_langs.hpp"
 #include "jobs/metadata.hpp"
 #include "worker/config/log.hpp"
 #include "worker/daemon/dedup.hpp"
@@ -208,6 +209,14 @@ bool JobRunner::abandoned(const Job& job, const char* stage) {
     return true;
 }
 
+// The pipeline version of the job: the event's OCR languages (when given and installed)
+// instead of INGEST_OCR_LANGS, so content-hash reuse never crosses language sets.
+std::string JobRunner::job_version(const Job& job) const {
+    const std::string& langs = job.event().ocr_langs;
+    if (langs.empty() || !extractors::missing_ocr_language(langs).empty()) return m_version;
+    return pipeline_version(langs);
+}
+
 // Fills job.result: the file's failure, a reused result, or the analysis with its outputs
 // written. False when the job was abandoned.
 bool JobRunner::produce(Job& job) {
@@ -223,6 +232,15 @@ bool JobRunner::produce(Job& job) {
     spec.expected_size = ev.size;
     spec.expected_sha256 = ev.sha256;
     PipelineOptions options = m_options;
+    if (!ev.ocr_langs.empty()) {
+        // The event's languages replace INGEST_OCR_LANGS; one not installed fails the event.
+        if (const std::string lang = extractors::missing_ocr_language(ev.ocr_langs); !lang.empty()) {
+            job.result = file_failure(core::ErrorCode::invalid_event,
+                                      "The OCR language \"" + lang + "\" named by ocr_langs is not installed.");
+            return true;
+        }
+        options.ocr_langs = ev.ocr_langs;
+    }
     options.deadline = job.started + std::chrono::seconds(m_config.job_timeout_s);
     return with_storage_retry(job, [&] { return process_input(job, spec, options); });
 }
@@ -270,7 +288,7 @@ bool JobRunner::process_input(Job& job, const JobSpec& spec, const PipelineOptio
 bool JobRunner::reuse(Job& job, const std::string& hash, const JobSpec& spec) {
     std::optional<ReusedResult> reused;
     with_retry("content-hash lookup", [&] {
-        reused = reuse_identical(m_redis, m_queue.names(), m_storage, hash, spec, m_version);
+        reused = reuse_identical(m_redis, m_queue.names(), m_storage, hash, spec, job_version(job));
         return jobs::Fence::ok;
     });
     if (!reused) return false;
@@ -285,7 +303,7 @@ JobRunner::Fields JobRunner::final_fields(Job& job) const {
     fields.insert(fields.end(), job.common.begin(), job.common.end());
     fields.emplace_back("finished_at", jobs::utc_now_rfc3339());
     fields.emplace_back("duration_ms", ms_since(job.started));
-    fields.emplace_back("pipeline_version", m_version);
+    fields.emplace_back("pipeline_version", job_version(job));
     return fields;
 }
 

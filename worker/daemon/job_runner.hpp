@@ -45,6 +45,7 @@ private:
     void remove_outputs(const Job& job, const char* why);
     bool abandoned(const Job& job, const char* stage);
     bool produce(Job& job);
+    std::string job_version(const Job& job) const;
     bool with_storage_retry(Job& job, const std::function<bool()>& attempt);
     bool process_input(Job& job, const JobSpec& spec, const PipelineOptions& options);
     bool reuse(Job& job, const std::string& hash, const JobSpec& spec);

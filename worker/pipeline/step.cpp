@@ -30,6 +30,7 @@ const std::vector<std::string>& text_fields() {
                                                "pages_read",
                                                "ocr_pages",
                                                "ocr_confidence",
+                                               "ocr_langs",
                                                error_code_field(Step::text),
                                                error_field(Step::text)};
     return f;

@@ -140,6 +140,7 @@ void add_text(Outcome& out, extractors::TextResult t, const JobSpec& spec, const
     if (t.page_count) out.set("page_count", std::to_string(*t.page_count));
     if (t.pages_read) out.set("pages_read", std::to_string(*t.pages_read));
     if (t.ocr_pages) out.set("ocr_pages", std::to_string(*t.ocr_pages));
+    if (t.ocr_pages) out.set("ocr_langs", options.ocr_langs); // the languages OCR used
     if (t.ocr_confidence) out.set("ocr_confidence", format_confidence(*t.ocr_confidence));
 }
 
