@@ -10,16 +10,13 @@ import argparse
 import json
 import os
 import re
-import signal
-import socket
 import subprocess
 import sys
 import tempfile
-import time
 import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "support"))
-from polling import eventually, free_port  # noqa: E402
+from polling import eventually, free_port, start_redis, stop_all  # noqa: E402
 
 failures = []
 
@@ -72,13 +69,10 @@ def dashboard_exprs(path):
 
 def worker_metrics(ingestd, work):
     """Runs redis-server and one worker, processes a text file and a corrupt PDF, returns /metrics."""
-    redis_port, http_port = free_port(), free_port()
-    procs = [subprocess.Popen(["redis-server", "--port", str(redis_port), "--bind", "127.0.0.1", "--save", "",
-                               "--appendonly", "no", "--dir", work], stdout=subprocess.DEVNULL)]
+    redis, redis_port = start_redis(work)
+    http_port, procs = free_port(), [redis]
     try:
         cli = ["redis-cli", "-p", str(redis_port)]
-        eventually("redis", lambda: subprocess.run(cli + ["PING"], capture_output=True, text=True).stdout.strip()
-                   == "PONG")
         store = os.path.join(work, "store")
         os.makedirs(store)
         with open(os.path.join(store, "a.txt"), "w") as f:
@@ -100,12 +94,7 @@ def worker_metrics(ingestd, work):
             return text if 'outcome="partial"' in text and 'outcome="done"' in text else None
         return eventually("both files counted", metrics_with_both)
     finally:
-        for p in reversed(procs):
-            p.send_signal(signal.SIGTERM)
-            try:
-                p.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                p.kill()
+        stop_all(procs)
 
 
 def main():

@@ -23,3 +23,26 @@ def eventually(what, pred, limit=30.0):
         if time.monotonic() > end:
             raise AssertionError(f"timed out waiting for {what}")
         time.sleep(0.1)
+
+
+def start_redis(work):
+    """A private redis-server on a free loopback port, answering PING: (process, port)."""
+    import subprocess
+    port = free_port()
+    proc = subprocess.Popen(["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+                             "--appendonly", "no", "--dir", work], stdout=subprocess.DEVNULL)
+    eventually("redis", lambda: subprocess.run(["redis-cli", "-p", str(port), "PING"], capture_output=True,
+                                               text=True).stdout.strip() == "PONG")
+    return proc, port
+
+
+def stop_all(procs):
+    """SIGTERM to each process, last started first; SIGKILL to one that does not exit in 30 s."""
+    import signal
+    import subprocess
+    for p in reversed(procs):
+        p.send_signal(signal.SIGTERM)
+        try:
+            p.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            p.kill()
