@@ -16,16 +16,7 @@ import tempfile
 import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "support"))
-from polling import eventually, free_port, start_redis, stop_all  # noqa: E402
-
-failures = []
-
-
-def check(ok, what):
-    if not ok:
-        failures.append(what)
-    print(("ok    " if ok else "FAIL  ") + what)
-
+from polling import FAILURES, check, eventually, free_port, start_redis, stop_all  # noqa: E402
 
 def metric_names(expr):
     """The metric names a PromQL expression reads: identifiers that are neither functions,
@@ -121,8 +112,8 @@ def main():
     for expr in exprs:
         for name in sorted(metric_names(expr)):
             check(name in exported, f"{name} (queried by {expr.strip()[:60]!r}) is in /metrics")
-    print(f"{len(failures)} failures")
-    return 1 if failures else 0
+    print(f"{len(FAILURES)} failures")
+    return 1 if FAILURES else 0
 
 
 if __name__ == "__main__":

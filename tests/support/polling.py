@@ -46,3 +46,26 @@ def stop_all(procs):
             p.wait(timeout=30)
         except subprocess.TimeoutExpired:
             p.kill()
+
+
+FAILURES = []
+
+
+def check(ok, what):
+    """Prints `what` as ok or FAIL; a failure is kept in FAILURES for the exit code."""
+    if not ok:
+        FAILURES.append(what)
+    print(("ok    " if ok else "FAIL  ") + what)
+
+
+def browser_test_args(prefix):
+    """The --ingestd and --out arguments of a browser test, OUT made, and a scratch folder."""
+    import argparse
+    import os
+    import tempfile
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--ingestd", required=True)
+    ap.add_argument("--out", required=True)
+    args = ap.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    return args, tempfile.mkdtemp(prefix=prefix)

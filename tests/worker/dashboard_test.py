@@ -26,7 +26,7 @@ import time
 import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
-from polling import eventually, free_port  # noqa: E402
+from polling import browser_test_args, eventually, free_port  # noqa: E402
 
 try:
     from selenium import webdriver
@@ -203,12 +203,7 @@ def check_dashboard(driver, fleet, first, text):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--ingestd", required=True)
-    ap.add_argument("--out", required=True)
-    args = ap.parse_args()
-    os.makedirs(args.out, exist_ok=True)
-    work = tempfile.mkdtemp(prefix="ingestd-dashboard-")
+    args, work = browser_test_args("ingestd-dashboard-")
     fleet = None
     driver = None
     try:

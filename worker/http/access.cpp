@@ -35,6 +35,22 @@ std::string presented(std::string_view authorization) {
     return "";
 }
 
+// The value of cookie `name` in a Cookie header, "" when absent.
+std::string cookie_value(std::string_view cookies, std::string_view name) {
+    std::size_t start = 0;
+    while (start < cookies.size()) {
+        auto end = cookies.find(';', start);
+        if (end == std::string_view::npos) end = cookies.size();
+        std::string_view pair = cookies.substr(start, end - start);
+        while (!pair.empty() && pair.front() == ' ') pair.remove_prefix(1);
+        if (pair.size() > name.size() && pair.substr(0, name.size()) == name && pair[name.size()] == '=') {
+            return std::string(pair.substr(name.size() + 1));
+        }
+        start = end + 1;
+    }
+    return "";
+}
+
 // Compares in constant time, so that the answer's timing does not tell the token.
 bool same_secret(const std::string& a, const std::string& b) {
     return a.size() == b.size() && CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
@@ -42,13 +58,20 @@ bool same_secret(const std::string& a, const std::string& b) {
 
 } // namespace
 
-std::optional<Response> refuse_access(const Route& route, std::string_view authorization, const std::string& token) {
+std::string token_cookie(const std::string& token) {
+    return "ingestd_token=" + token + "; Path=/; HttpOnly; SameSite=Strict";
+}
+
+std::optional<Response> refuse_access(const Route& route, std::string_view authorization, std::string_view cookies,
+                                      const std::string& token, bool& given) {
+    given = !token.empty() && (same_secret(presented(authorization), token) ||
+                               same_secret(cookie_value(cookies, "ingestd_token"), token));
     if (route.access == Access::open) return std::nullopt;
     if (token.empty()) {
         if (route.access == Access::guarded) return std::nullopt;
         return text(beast_http::status::forbidden, "actions need INGEST_HTTP_TOKEN to be set on the worker\n");
     }
-    if (same_secret(presented(authorization), token)) return std::nullopt;
+    if (given) return std::nullopt;
     Response r = text(beast_http::status::unauthorized, "this needs Authorization: Bearer INGEST_HTTP_TOKEN\n");
     r.headers.emplace_back(beast_http::field::www_authenticate, "Basic realm=\"ingestd\", charset=\"UTF-8\"");
     return r;

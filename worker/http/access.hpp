@@ -14,6 +14,13 @@ namespace worker::http {
 /// always go on; guarded ones need the token when one is set; actions need it always
 /// (403 when none is configured). A missing or wrong token is 401 with a Basic challenge,
 /// so that a browser asks for it once (the token is the password; `Bearer TOKEN` works too).
-std::optional<Response> refuse_access(const Route& route, std::string_view authorization, const std::string& token);
+/// The cookie `ingestd_token` (`cookies` is the Cookie header), which the dashboard page
+/// sets once the browser gave the token, counts as the token too, so that the page's own
+/// requests carry it. Sets `given` when the request carried the configured token.
+std::optional<Response> refuse_access(const Route& route, std::string_view authorization, std::string_view cookies,
+                                      const std::string& token, bool& given);
+
+/// The Set-Cookie value that lets a browser that gave `token` use the dashboard's requests.
+std::string token_cookie(const std::string& token);
 
 } // namespace worker::http

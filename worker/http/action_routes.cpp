@@ -5,22 +5,10 @@
 #include "jobs/event.hpp"
 #include "worker/http/context.hpp"
 #include "worker/http/handlers.hpp"
+#include "worker/http/html.hpp"
 
 namespace worker::http {
 namespace {
-
-// The values of `file_id=` in a query string ("file_id=a&file_id=b"); ids never need escapes.
-std::vector<std::string> file_ids_of(const std::string& query) {
-    std::vector<std::string> ids;
-    std::size_t start = 0;
-    while (start <= query.size()) {
-        const auto end = std::min(query.find('&', start), query.size());
-        const std::string pair = query.substr(start, end - start);
-        if (pair.rfind("file_id=", 0) == 0 && pair.size() > 8) ids.push_back(pair.substr(8));
-        start = end + 1;
-    }
-    return ids;
-}
 
 nlohmann::ordered_json letter_json(const jobs::DeadLetter& letter) {
     return {{"file_id", jobs::field_value(letter.fields, "file_id")},
@@ -48,7 +36,7 @@ Response retry_file_action(const Request& request, ServerContext& context, jobs:
 }
 
 Response retry_dead_action(const Request& request, ServerContext& context, jobs::Redis& redis) {
-    const std::vector<std::string> ids = file_ids_of(request.query);
+    const std::vector<std::string> ids = query_values(request.query, "file_id");
     std::set<std::string> unseen;
     nlohmann::ordered_json done = nlohmann::ordered_json::array();
     for (const auto& letter : jobs::dead_letters_of(redis, context.names, ids, unseen)) {
@@ -65,7 +53,7 @@ Response retry_dead_action(const Request& request, ServerContext& context, jobs:
 }
 
 Response purge_dead_action(const Request& request, ServerContext& context, jobs::Redis& redis) {
-    const std::vector<std::string> ids = file_ids_of(request.query);
+    const std::vector<std::string> ids = query_values(request.query, "file_id");
     std::set<std::string> unseen;
     nlohmann::ordered_json done = nlohmann::ordered_json::array();
     for (const auto& letter : jobs::dead_letters_of(redis, context.names, ids, unseen)) {

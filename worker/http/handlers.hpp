@@ -36,4 +36,15 @@ Response retry_dead_action(const Request& request, ServerContext& context, jobs:
 /// POST: deletes the dead letters (all, or those of the query's `file_id`s).
 Response purge_dead_action(const Request& request, ServerContext& context, jobs::Redis& redis);
 
+/// /files: the latest files with filters (?status, type, code) and a search (?q: id or name).
+Response files_page(const Request& request, ServerContext& context, jobs::Redis& redis);
+/// /files/<id>: one file's page; 404 page for an unknown file.
+Response file_page(const Request& request, ServerContext& context, jobs::Redis& redis);
+/// /dead: the dead letters with retry and purge buttons.
+Response dead_page(const Request& request, ServerContext& context, jobs::Redis& redis);
+/// POST from the pages: the actions above, each confirmed on a page.
+Response retry_file_page(const Request& request, ServerContext& context, jobs::Redis& redis);
+Response retry_dead_page(const Request& request, ServerContext& context, jobs::Redis& redis);
+Response purge_dead_page(const Request& request, ServerContext& context, jobs::Redis& redis);
+
 } // namespace worker::http

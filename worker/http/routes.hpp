@@ -26,6 +26,7 @@ struct Request {
     std::map<std::string, std::string> params; ///< the pattern's `{name}` segments
     std::string if_none_match;                 ///< the If-None-Match header, or ""
     std::string query;                         ///< the target's query string, without '?'
+    bool token_given = false;                  ///< INGEST_HTTP_TOKEN is set and the request carried it
 };
 
 /// Who may use a route (see access.hpp): anyone; anyone unless INGEST_HTTP_TOKEN is set, then

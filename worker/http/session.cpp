@@ -71,8 +71,10 @@ void Session::dispatch(const beast_http::request<beast_http::empty_body>& raw) {
     RouteMatch match = match_route(routes(), request.method, request.path);
     if (match.route == nullptr) return write(std::move(match.refusal));
     const auto authorization = raw[field::authorization];
+    const auto cookies = raw[field::cookie];
     if (auto refusal =
-            refuse_access(*match.route, {authorization.data(), authorization.size()}, m_context->config.http_token)) {
+            refuse_access(*match.route, {authorization.data(), authorization.size()}, {cookies.data(), cookies.size()},
+                          m_context->config.http_token, request.token_given)) {
         return write(std::move(*refusal));
     }
     request.params = std::move(match.params);
