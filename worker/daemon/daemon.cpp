@@ -79,7 +79,7 @@ int run_daemon(const Config& config) {
     try {
         // The worker never makes its root: a missing folder is a typo or an unmounted
         // volume, and every job would fail on it.
-        store = open_store(config.storage_root, false);
+        store = open_existing_store(config.storage_root);
     } catch (const core::FileError& e) {
         // A missing folder or bucket, refused credentials.
         std::cerr << "ingestd worker: cannot open the storage (INGEST_STORAGE_ROOT=" << config.storage_root
