@@ -1,5 +1,7 @@
 #include "jobs/admin.hpp"
 
+#include "jobs/event.hpp"
+
 #include <algorithm>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -72,12 +74,15 @@ std::vector<Args> pending_entry_reads(Redis& redis, const QueueNames& names) {
 // The fields reconcile reads of each metadata hash (HMGET, not HGETALL: a
 // finished file's inline text can be a megabyte, and most scanned files are finished).
 const Args& unfinished_fields() {
-    static const Args fields = {"status",       "storage_key",           "steps", "started_at",
-                                "submitted_at", "declared_content_type", "name",  "owner"};
+    static const Args fields = {"status",     "storage_key",  "steps",
+                                "started_at", "submitted_at", "declared_content_type",
+                                "name",       "owner",        "ocr_langs"};
     return fields;
 }
 
-std::optional<UnfinishedFile> unfinished_file(Redis& redis, const std::string& key, const std::string& file_id) {
+// The fields of unfinished_fields() of metadata hash `key` (status empty when it does not
+// exist), nullopt when Redis answered something else.
+std::optional<UnfinishedFile> file_fields(Redis& redis, const std::string& key, const std::string& file_id) {
     const Args& wanted = unfinished_fields();
     Args hmget = {"HMGET", key};
     hmget.insert(hmget.end(), wanted.begin(), wanted.end());
@@ -93,12 +98,19 @@ std::optional<UnfinishedFile> unfinished_file(Redis& redis, const std::string& k
                      value("declared_content_type"),
                      value("name"),
                      value("owner"),
-                     ""};
-    if (f.status != "pending" && f.status != "processing") return std::nullopt;
-    if (f.storage_key.empty()) return std::nullopt;
+                     "",
+                     value("ocr_langs")};
     const std::string started_at = value("started_at"), submitted_at = value("submitted_at");
     f.since = f.status == "processing" ? started_at : submitted_at;
     if (f.since.empty()) f.since = started_at.empty() ? submitted_at : started_at;
+    return f;
+}
+
+std::optional<UnfinishedFile> unfinished_file(Redis& redis, const std::string& key, const std::string& file_id) {
+    auto f = file_fields(redis, key, file_id);
+    if (!f) return std::nullopt;
+    if (f->status != "pending" && f->status != "processing") return std::nullopt;
+    if (f->storage_key.empty()) return std::nullopt;
     return f;
 }
 
@@ -172,11 +184,7 @@ std::vector<DeadLetter> list_dead_letters(Redis& redis, const QueueNames& names)
 
 Appended requeue_dead_letter(Redis& redis, const QueueNames& names, const DeadLetter& letter) {
     Args xadd = {"XADD", names.stream, "*"};
-    for (const auto& [k, v] : letter.fields) {
-        if (is_dead_field(k)) continue;
-        xadd.push_back(k);
-        xadd.push_back(v);
-    }
+    append_pairs(xadd, dead_letter_event(letter));
     if (xadd.size() == 3) xadd.insert(xadd.end(), {"dead_retry", "1"}); // an entry needs a field
     const auto replies = redis.pipeline({{"MULTI"}, xadd, {"XDEL", names.dead_stream(), letter.dead_id}, {"EXEC"}});
     return appended_by(replies, 0);
@@ -221,11 +229,32 @@ std::string reappend_event(Redis& redis, const QueueNames& names, const Unfinish
     const Fields optional = {{"steps", file.steps},
                              {"content_type", file.declared_content_type},
                              {"name", file.name},
-                             {"owner", file.owner}};
+                             {"owner", file.owner},
+                             {"ocr_langs", file.ocr_langs}};
     for (const auto& [k, v] : optional) {
         if (!v.empty()) xadd.insert(xadd.end(), {k, v});
     }
     return checked(redis.command(xadd), "XADD").str;
+}
+
+std::optional<std::string> retry_file(Redis& redis, const QueueNames& names, const std::string& file_id) {
+    if (!valid_file_id(file_id)) return std::nullopt;
+    const auto file = file_fields(redis, names.metadata_key(file_id), file_id);
+    if (!file || file->status.empty()) return std::nullopt;
+    return reappend_event(redis, names, *file);
+}
+
+bool purge_dead_letter(Redis& redis, const QueueNames& names, const DeadLetter& letter) {
+    const Reply r = checked(redis.command({"XDEL", names.dead_stream(), letter.dead_id}), "XDEL");
+    return r.integer > 0;
+}
+
+Fields dead_letter_event(const DeadLetter& letter) {
+    Fields event;
+    for (const auto& [k, v] : letter.fields) {
+        if (!is_dead_field(k)) event.emplace_back(k, v);
+    }
+    return event;
 }
 
 } // namespace jobs

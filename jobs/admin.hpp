@@ -81,7 +81,8 @@ struct UnfinishedFile {
     std::string declared_content_type;
     std::string name;
     std::string owner;
-    std::string since; // processing: started_at, pending: submitted_at (the other when absent)
+    std::string since;     // processing: started_at, pending: submitted_at (the other when absent)
+    std::string ocr_langs; // the event's ocr_langs, when it named its own
 };
 
 /// Scans every metadata hash, a batch at a time, and calls `visit` for each unfinished file
@@ -91,8 +92,20 @@ void scan_unfinished_files(Redis& redis, const QueueNames& names,
                            const std::function<void(const UnfinishedFile&)>& visit);
 
 /// Appends the event of `file` to the stream again (file_id, storage_key, and those of
-/// steps, content_type, name and owner that are set); returns the new entry id. Throws
-/// RedisReplyError when Redis refuses.
+/// steps, content_type, name, owner and ocr_langs that are set); returns the new entry id.
+/// Throws RedisReplyError when Redis refuses.
 std::string reappend_event(Redis& redis, const QueueNames& names, const UnfinishedFile& file);
+
+/// `ingestd retry`: appends the event of `file_id` again from its metadata (storage_key,
+/// steps, declared content type, name, owner, ocr_langs), whatever its status; returns the
+/// new entry id, nullopt when no metadata exists for it. Throws RedisReplyError when Redis
+/// refuses.
+std::optional<std::string> retry_file(Redis& redis, const QueueNames& names, const std::string& file_id);
+
+/// Deletes `letter` from the dead-letter stream; false when it was already gone.
+bool purge_dead_letter(Redis& redis, const QueueNames& names, const DeadLetter& letter);
+
+/// The event a dead letter carries (its fields without dead_*), as a stream entry would.
+Fields dead_letter_event(const DeadLetter& letter);
 
 } // namespace jobs

@@ -27,7 +27,10 @@ packages=(
   # dashboard test in a real browser; deploy-file checks
   chromium chromium-driver python3-selenium python3-yaml
   # promtool (from Debian's prometheus package) lints /metrics in tests/worker/http_test.cpp
+  # and checks docker/monitoring/ in tests/monitoring_test.py
   prometheus
+  # the README's producer examples (tests/producers_test.py): redis-py; ioredis comes from npm
+  python3-redis
 )
 
 missing=()
@@ -36,13 +39,17 @@ for p in "${packages[@]}"; do
 done
 
 install_s3rver() {
-  # s3rver, the S3-compatible test server, into tests/s3/node_modules (npm only for test servers)
-  local dir
-  dir="$(cd "$(dirname "$0")/.." && pwd)/tests/s3"
-  if [ ! -x "$dir/node_modules/.bin/s3rver" ] && command -v npm >/dev/null 2>&1; then
-    (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null) ||
-      echo "install-deps: npm ci in tests/s3 failed; the object-store tests will skip" >&2
-  fi
+  # s3rver, the S3-compatible test server, into tests/s3/node_modules, and ioredis for the
+  # README's Node example into tests/producers/node_modules (npm only for test clients and
+  # servers, pinned by their package-lock.json)
+  local root dir
+  root="$(cd "$(dirname "$0")/.." && pwd)"
+  for dir in "$root/tests/s3" "$root/tests/producers"; do
+    if [ ! -d "$dir/node_modules" ] && command -v npm >/dev/null 2>&1; then
+      (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null) ||
+        echo "install-deps: npm ci in $dir failed; the tests that need it will skip" >&2
+    fi
+  done
 }
 
 # Debian's nodejs and npm, unless a Node.js with npm is already there (e.g. NodeSource's).

@@ -7,6 +7,7 @@ the built binary needs (from the installer's own -dev packages, resolved with dp
 """
 import argparse
 import json
+import os
 import re
 import shlex
 import subprocess
@@ -14,13 +15,8 @@ import sys
 
 import yaml
 
-failures = []
-
-
-def check(ok, what):
-    if not ok:
-        failures.append(what)
-    print(("ok    " if ok else "FAIL  ") + what)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "support"))
+from polling import FAILURES as failures, check  # noqa: E402
 
 
 def installer_packages(path):

@@ -178,3 +178,29 @@ TEST(Config, GoodValues) {
 }
 
 } // namespace
+
+namespace {
+
+// Byte counts take the IEC units --help shows; levels take spdlog's own `warning`; a bad
+// token is refused without echoing it.
+TEST(Config, ByteUnitsWarningLevelAndToken) {
+    auto c = load_config({{"INGEST_MAX_FILE_BYTES", "10GiB"},
+                          {"INGEST_MAX_TEXT_BYTES", "512KiB"},
+                          {"INGEST_LOG_LEVEL", "warning"},
+                          {"INGEST_HTTP_TOKEN", "s3cret"}});
+    EXPECT_EQ(c.max_file_bytes, 10ULL << 30);
+    EXPECT_EQ(c.max_text_bytes, 512ULL << 10);
+    EXPECT_EQ(c.log_level, "warning");
+    EXPECT_EQ(c.http_token, "s3cret");
+    EXPECT_EQ(load_config({{"INGEST_MAX_FILE_BYTES", "512MiB"}}).max_file_bytes, 512ULL << 20);
+    EXPECT_EQ(load_config({{"INGEST_MAX_FILE_BYTES", "100B"}}).max_file_bytes, 100u);
+    EXPECT_NE(error_of({{"INGEST_MAX_FILE_BYTES", "10GB"}}).find("10GiB"), std::string::npos);
+    EXPECT_NE(error_of({{"INGEST_MAX_FILE_BYTES", "0MiB"}}), "");
+    EXPECT_NE(error_of({{"INGEST_MAX_TEXT_BYTES", "1GiB"}}), "");
+    EXPECT_NE(error_of({{"INGEST_MAX_FILE_BYTES", "99999999999TiB"}}), "");
+    const std::string bad_token = error_of({{"INGEST_HTTP_TOKEN", "two words"}});
+    EXPECT_NE(bad_token.find("INGEST_HTTP_TOKEN"), std::string::npos);
+    EXPECT_EQ(bad_token.find("two words"), std::string::npos);
+}
+
+} // namespace

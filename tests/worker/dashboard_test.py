@@ -25,6 +25,9 @@ import tempfile
 import time
 import urllib.request
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from polling import browser_test_args, eventually, free_port  # noqa: E402
+
 try:
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
@@ -46,26 +49,6 @@ CHROMIUM_FLAGS = ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-
 
 class BrowserUnavailable(Exception):
     """No browser could start; the message says why."""
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def eventually(what, pred, limit=30.0):
-    end = time.monotonic() + limit
-    while True:
-        try:
-            value = pred()
-            if value:
-                return value
-        except Exception:  # noqa: BLE001 - not there yet
-            pass
-        if time.monotonic() > end:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.1)
 
 
 def tail(path, size=400):
@@ -220,12 +203,7 @@ def check_dashboard(driver, fleet, first, text):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--ingestd", required=True)
-    ap.add_argument("--out", required=True)
-    args = ap.parse_args()
-    os.makedirs(args.out, exist_ok=True)
-    work = tempfile.mkdtemp(prefix="ingestd-dashboard-")
+    args, work = browser_test_args("ingestd-dashboard-")
     fleet = None
     driver = None
     try:

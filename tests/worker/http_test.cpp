@@ -6,6 +6,7 @@
 #include "tests/support/http_client.hpp"
 #include "tests/support/prom_text.hpp"
 #include "tests/support/worker_fixture.hpp"
+#include "tests/worker/http_worker.hpp"
 #include "worker/http/routes.hpp"
 
 #include <algorithm>
@@ -36,10 +37,7 @@ struct HttpTest : ::testing::Test {
     // Starts worker web1 with its endpoint on `port` (OCR off unless `extra` says otherwise)
     // and waits until it is ready.
     void start(std::map<std::string, std::string> extra = {}) {
-        extra.emplace("INGEST_OCR_MODE", "off");
-        extra["INGEST_HTTP_ADDR"] = "127.0.0.1:" + std::to_string(port);
-        fx.start("web1", extra);
-        ASSERT_TRUE(eventually(30s, [&] { return http_get(port, "/readyz").status == 200; })) << fx.log_of("web1");
+        testsupport::start_http_worker(fx, "web1", port, std::move(extra));
     }
     testsupport::WorkerProcess& worker() { return fx.worker("web1"); }
     std::string field(const std::string& id, const std::string& f) { return fx.field(id, f); }

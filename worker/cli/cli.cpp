@@ -8,6 +8,7 @@
 #include "worker/helper/pool.hpp"
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <iostream>
@@ -34,12 +35,16 @@ struct Registered {
     bool needs_helper;
 };
 
-void add_config_flags(CLI::App& app, std::map<std::string, std::string>& flags) {
+// The configuration flags of the settings in `scope` (every setting is still read from its
+// INGEST_* variable; a command's --help lists only what concerns it).
+void add_config_flags(CLI::App& app, std::map<std::string, std::string>& flags, unsigned scope) {
     for (const auto& s : settings()) {
+        if ((s.scope & scope) == 0) continue;
         std::string env = s.env;
         app.add_option_function<std::string>(
-               std::string("--") + s.flag, [&flags, env](const std::string& v) { flags[env] = v; }, s.help)
-            ->envname("")
+               std::string("--") + s.flag, [&flags, env](const std::string& v) { flags[env] = v; },
+               std::string(s.help) + " [" + s.env + "]")
+            ->type_name(s.type)
             ->group("Configuration (each also from its INGEST_* environment variable)");
     }
 }
@@ -69,7 +74,7 @@ std::vector<Registered> add_commands(CLI::App& app, std::map<std::string, std::s
         CLI::App* sub =
             parent->add_subcommand(space == std::string::npos ? name : name.substr(space + 1), command.help);
         cli::Action action = command.add_flags(*sub);
-        add_config_flags(*sub, flags);
+        add_config_flags(*sub, flags, command.config_scope);
         registered.push_back({sub, std::move(action), command.needs_helper});
     }
     return registered;
@@ -160,7 +165,32 @@ int run_command(const Registered& command, const std::map<std::string, std::stri
 
 } // namespace
 
+// The top-level words that name a command ("dead" for "dead list").
+std::vector<std::string> command_words() {
+    std::vector<std::string> words;
+    for (const auto& command : cli::commands()) {
+        std::string word = command.name;
+        word = word.substr(0, word.find(' '));
+        if (std::find(words.begin(), words.end(), word) == words.end()) words.push_back(word);
+    }
+    return words;
+}
+
+// CLI11 says only "A subcommand is required" for a word it does not know: name the word and
+// the commands instead. True (after saying so) when argv[1] is such a word.
+bool unknown_command(int argc, char** argv) {
+    if (argc < 2 || argv[1][0] == '-') return false;
+    const std::string word = argv[1];
+    const std::vector<std::string> words = command_words();
+    if (word == "helper" || std::find(words.begin(), words.end(), word) != words.end()) return false;
+    std::string list;
+    for (const auto& w : words) list += (list.empty() ? "" : ", ") + w;
+    std::cerr << "ingestd: unknown command \"" << word << "\"; the commands are " << list << " (see ingestd --help)\n";
+    return true;
+}
+
 int run(int argc, char** argv) {
+    if (unknown_command(argc, argv)) return k_exit_usage;
     CLI::App app{"ingestd: turns uploaded files into searchable, previewable records", "ingestd"};
     app.require_subcommand(1, 1);
     app.set_version_flag("--version", std::string("ingestd ") + k_version);

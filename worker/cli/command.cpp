@@ -10,8 +10,9 @@ namespace worker::cli {
 
 const std::vector<Command>& commands() {
     static const std::vector<Command> all = {
-        worker_command(),     process_command(),   submit_command(), status_command(), dead_list_command(),
-        dead_retry_command(), reconcile_command(), delete_command(), gc_command(),
+        worker_command(),    process_command(),   submit_command(),     status_command(),
+        retry_command(),     dead_list_command(), dead_retry_command(), dead_purge_command(),
+        reconcile_command(), delete_command(),    gc_command(),
     };
     return all;
 }
@@ -31,9 +32,25 @@ std::optional<jobs::Event> parse_steps(const std::string& command, const std::st
     return parsed.event;
 }
 
+Command with_scope(Command command, unsigned scope) {
+    command.config_scope = k_scope_log | scope;
+    return command;
+}
+
+CLI::Validator seconds_check(bool or_zero) {
+    return CLI::Validator(
+        [or_zero](std::string& value) -> std::string {
+            double v = 0;
+            if (!CLI::detail::lexical_cast(value, v)) return "expected a number of seconds, got " + value;
+            if (or_zero ? v >= 0 : v > 0) return "";
+            return std::string("must be ") + (or_zero ? "zero or more" : "more than zero") + " seconds, got " + value;
+        },
+        or_zero ? "SECONDS>=0" : "SECONDS>0");
+}
+
 void add_wait_flags(CLI::App& app, WaitFlags& flags, const std::string& wait_help) {
     app.add_flag("--wait", flags.wait, wait_help);
-    app.add_option("--timeout", flags.timeout_s, "seconds to wait (default 300)")->check(CLI::PositiveNumber);
+    app.add_option("--timeout", flags.timeout_s, "seconds to wait (default 300)")->check(seconds_check(false));
 }
 
 bool ocr_languages_installed(const Config& config) {

@@ -30,7 +30,15 @@ struct Command {
     /// Adds the command's own flags (not the configuration's) to `app` and returns the
     /// action that runs it with the values parsed into them.
     std::function<Action(CLI::App& app)> add_flags;
+    unsigned config_scope = k_scope_log | k_scope_redis; // the settings offered as its flags
 };
+
+/// `command` with the configuration flags of `scope` (SettingScope bits) besides the
+/// logging ones.
+Command with_scope(Command command, unsigned scope);
+
+/// A CLI11 check that a number is above 0 (`or_zero`: at least 0), saying so in words.
+CLI::Validator seconds_check(bool or_zero);
 
 /// The row of a command whose flags are parsed into a `Flags` value by `add` and which `run`
 /// runs with it.
@@ -56,6 +64,8 @@ Command submit_command();
 Command status_command();
 Command dead_list_command();
 Command dead_retry_command();
+Command dead_purge_command();
+Command retry_command();
 Command reconcile_command();
 Command delete_command();
 Command gc_command();

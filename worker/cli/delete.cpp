@@ -10,7 +10,7 @@ namespace worker::cli {
 namespace {
 
 void add_delete_flags(CLI::App& app, std::vector<std::string>& ids) {
-    app.add_option("FILE_ID", ids, "file ids to delete")->required();
+    app.add_option("FILE_ID", ids, "file ids to delete")->type_name("ID")->required();
 }
 
 int delete_files(const Config& config, const std::vector<std::string>& ids) {

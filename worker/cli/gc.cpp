@@ -17,7 +17,7 @@ struct GcFlags {
 void add_gc_flags(CLI::App& app, GcFlags& flags) {
     app.add_option("--grace", flags.grace_s, "seconds a deleted file's original bytes are kept")
         ->required()
-        ->check(CLI::NonNegativeNumber);
+        ->check(seconds_check(true));
     app.add_flag("--dry-run", flags.dry_run, "print what would be removed, remove nothing");
 }
 
@@ -52,8 +52,10 @@ int gc(const Config& config, const GcFlags& flags) {
 } // namespace
 
 Command gc_command() {
-    return make_command<GcFlags>("gc", "remove originals of deleted files past the grace, and orphaned outputs", false,
-                                 add_gc_flags, gc);
+    return with_scope(make_command<GcFlags>("gc",
+                                            "remove originals of deleted files past the grace, and orphaned outputs",
+                                            false, add_gc_flags, gc),
+                      k_scope_redis | k_scope_storage);
 }
 
 } // namespace worker::cli

@@ -31,10 +31,11 @@ struct ProcessFlags {
 };
 
 void add_process_flags(CLI::App& app, ProcessFlags& flags) {
-    app.add_option("FILE", flags.files, "files to process")->required();
-    app.add_option("--id", flags.id, "file_id for a single FILE (default: its SHA-256)");
-    app.add_option("--out", flags.out_dir, "folder for thumbnails and spilled text (default ./ingest-out)");
-    app.add_option("--steps", flags.steps, "text,thumbnails (default both)");
+    app.add_option("FILE", flags.files, "files to process")->type_name("PATH")->required();
+    app.add_option("--id", flags.id, "file_id for a single FILE (default: its SHA-256)")->type_name("ID");
+    app.add_option("--out", flags.out_dir, "folder for thumbnails and spilled text (default ./ingest-out)")
+        ->type_name("DIR");
+    app.add_option("--steps", flags.steps, "text,thumbnails (default both)")->type_name("STEPS");
 }
 
 // What every file of one run shares.
@@ -156,8 +157,9 @@ int process(const Config& config, const ProcessFlags& flags) {
 } // namespace
 
 Command process_command() {
-    return make_command<ProcessFlags>("process", "run the whole pipeline on local files, without Redis", true,
-                                      add_process_flags, process);
+    return with_scope(make_command<ProcessFlags>("process", "run the whole pipeline on local files, without Redis",
+                                                 true, add_process_flags, process),
+                      k_scope_parse);
 }
 
 } // namespace worker::cli

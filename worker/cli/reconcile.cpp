@@ -2,6 +2,7 @@
 #include "worker/cli/command.hpp"
 #include "worker/cli/output.hpp"
 
+#include <iostream>
 #include <optional>
 #include <set>
 #include <string>
@@ -16,9 +17,15 @@ int reconcile(const Config& config, const double& older_than) {
     std::set<std::string> live = jobs::file_ids_in_stream(redis, names);
     jobs::scan_unfinished_files(redis, names, [&](const jobs::UnfinishedFile& file) {
         if (live.count(file.file_id) != 0) return;
-        // A time that cannot be read does not protect a file: it is treated as old.
+        // An application may write `pending` without submitted_at: its age is unknown, and
+        // re-appending it could run a file whose event is still on its way.
         const auto age = jobs::age_seconds(file.since);
-        if (age && *age < older_than) return;
+        if (!age) {
+            std::cerr << "ingestd reconcile: skipped " << file.file_id << " (" << file.status
+                      << "): age unknown, its metadata has no submitted_at or started_at\n";
+            return;
+        }
+        if (*age < older_than) return;
         const std::string event_id = jobs::reappend_event(redis, names, file);
         live.insert(file.file_id); // SCAN may return the key again
         print_json({{"file_id", file.file_id}, {"status", file.status}, {"event_id", event_id}});
@@ -27,7 +34,7 @@ int reconcile(const Config& config, const double& older_than) {
 }
 
 void add_reconcile_flags(CLI::App& app, double& older_than) {
-    app.add_option("--older-than", older_than, "seconds")->required()->check(CLI::NonNegativeNumber);
+    app.add_option("--older-than", older_than, "seconds")->required()->check(seconds_check(true));
 }
 
 } // namespace

@@ -16,7 +16,7 @@ struct StatusFlags {
 };
 
 void add_status_flags(CLI::App& app, StatusFlags& flags) {
-    app.add_option("FILE_ID", flags.ids, "file ids")->required();
+    app.add_option("FILE_ID", flags.ids, "file ids")->type_name("ID")->required();
     add_wait_flags(app, flags.wait, "wait until the metadata exists and is final");
 }
 

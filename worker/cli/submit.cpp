@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <random>
 
 #include <fcntl.h>
@@ -24,9 +25,9 @@ struct SubmitFlags {
 };
 
 void add_submit_flags(CLI::App& app, SubmitFlags& flags) {
-    app.add_option("FILE", flags.files, "files to submit")->required();
+    app.add_option("FILE", flags.files, "files to submit")->type_name("PATH")->required();
     add_wait_flags(app, flags.wait, "wait until each is final and print its metadata");
-    app.add_option("--steps", flags.steps, "text,thumbnails (default both)");
+    app.add_option("--steps", flags.steps, "text,thumbnails (default both)")->type_name("STEPS");
 }
 
 std::string random_hex(int n) {
@@ -64,6 +65,31 @@ int wait_and_print(jobs::Redis& redis, const jobs::QueueNames& names, const std:
     return rc;
 }
 
+// Copies `path` into storage and appends its event; prints why and returns the exit code
+// when it cannot, else nullopt with `appended` set.
+std::optional<int> submit_one(Store& store, jobs::Redis& redis, const jobs::QueueNames& names, const std::string& path,
+                              const std::string& steps, jobs::NewFile& file, jobs::Appended& appended) {
+    core::Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    struct stat st {};
+    if (!fd || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
+        std::cerr << "ingestd submit: cannot read " << path << "\n";
+        return k_exit_usage;
+    }
+    file.file_id = new_file_id();
+    file.storage_key = upload_key(file.file_id);
+    file.name = std::filesystem::path(path).filename().string();
+    file.size = static_cast<std::uint64_t>(st.st_size);
+    file.steps = steps;
+    store.write_from(file.storage_key, fd.get());
+    file.submitted_at = jobs::utc_now_rfc3339();
+    appended = jobs::append_new_file(redis, names, file);
+    if (!appended.ok()) {
+        std::cerr << "ingestd submit: Redis refused the event: " << appended.refusal << "\n";
+        return k_exit_failed;
+    }
+    return std::nullopt;
+}
+
 int submit(const Config& config, const SubmitFlags& flags) {
     const auto steps = parse_steps("submit", flags.steps);
     if (!steps) return k_exit_usage;
@@ -72,30 +98,22 @@ int submit(const Config& config, const SubmitFlags& flags) {
     const jobs::QueueNames names = queue_names(config);
     jobs::Redis redis = connect_redis(config);
     std::vector<std::string> ids;
+    std::vector<nlohmann::ordered_json> submitted;
     for (const auto& path : flags.files) {
-        core::Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-        struct stat st {};
-        if (!fd || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
-            std::cerr << "ingestd submit: cannot read " << path << "\n";
-            return k_exit_usage;
-        }
         jobs::NewFile file;
-        file.file_id = new_file_id();
-        file.storage_key = upload_key(file.file_id);
-        file.name = std::filesystem::path(path).filename().string();
-        file.size = static_cast<std::uint64_t>(st.st_size);
-        file.steps = steps->steps;
-        store->write_from(file.storage_key, fd.get());
-        file.submitted_at = jobs::utc_now_rfc3339();
-        const jobs::Appended appended = jobs::append_new_file(redis, names, file);
-        if (!appended.ok()) {
-            std::cerr << "ingestd submit: Redis refused the event: " << appended.refusal << "\n";
-            return k_exit_failed;
+        jobs::Appended appended;
+        if (const auto rc = submit_one(*store, redis, names, path, steps->steps, file, appended)) {
+            // What was submitted before the failure is in the queue: its ids are not lost.
+            if (flags.wait.wait) {
+                for (const auto& line : submitted) print_json(line);
+            }
+            return *rc;
         }
         ids.push_back(file.file_id);
-        if (!flags.wait.wait) {
-            print_json({{"file_id", file.file_id}, {"storage_key", file.storage_key}, {"event_id", appended.entry_id}});
-        }
+        nlohmann::ordered_json line = {
+            {"file_id", file.file_id}, {"storage_key", file.storage_key}, {"event_id", appended.entry_id}};
+        if (!flags.wait.wait) print_json(line);
+        submitted.push_back(std::move(line));
     }
     return flags.wait.wait ? wait_and_print(redis, names, ids, flags.wait.timeout_s) : k_exit_ok;
 }
@@ -103,8 +121,10 @@ int submit(const Config& config, const SubmitFlags& flags) {
 } // namespace
 
 Command submit_command() {
-    return make_command<SubmitFlags>("submit", "store files, append their events, print file_id and storage_key", false,
-                                     add_submit_flags, submit);
+    return with_scope(make_command<SubmitFlags>("submit",
+                                                "store files, append their events, print file_id and storage_key",
+                                                false, add_submit_flags, submit),
+                      k_scope_redis | k_scope_storage);
 }
 
 } // namespace worker::cli

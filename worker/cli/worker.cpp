@@ -13,7 +13,8 @@ int run_worker(const Config& config) {
 } // namespace
 
 Command worker_command() {
-    return make_command("worker", "the daemon: consume the stream until SIGTERM/SIGINT", true, run_worker);
+    return with_scope(make_command("worker", "the daemon: consume the stream until SIGTERM/SIGINT", true, run_worker),
+                      k_scope_all);
 }
 
 } // namespace worker::cli

@@ -36,6 +36,25 @@ std::uint64_t parse_u64(const std::string& env, const std::string& v, std::uint6
     return n;
 }
 
+// Digits, then optionally one of the IEC units (KiB, MiB, GiB, TiB) or B.
+std::uint64_t parse_bytes(const std::string& env, const std::string& v, std::uint64_t min, std::uint64_t max,
+                          const std::string& expected) {
+    static const std::pair<const char*, int> k_units[] = {{"KiB", 10}, {"MiB", 20}, {"GiB", 30}, {"TiB", 40}};
+    std::size_t digits = 0;
+    while (digits < v.size() && v[digits] >= '0' && v[digits] <= '9') ++digits;
+    std::string unit = v.substr(digits);
+    if (!unit.empty() && unit.front() == ' ') unit.erase(0, 1);
+    int shift = 0;
+    for (const auto& [name, bits] : k_units) {
+        if (unit == name) shift = bits;
+    }
+    if (shift == 0 && !unit.empty() && unit != "B") throw bad(env, expected, v);
+    const std::uint64_t n = parse_u64(env, v.substr(0, digits), 0, UINT64_MAX >> shift, expected);
+    const std::uint64_t total = n << shift;
+    if (total < min || total > max) throw bad(env, expected, v);
+    return total;
+}
+
 std::string default_consumer() {
     char host[256] = {};
     if (::gethostname(host, sizeof host - 1) != 0 || host[0] == '\0') {
@@ -71,6 +90,13 @@ public:
             field = static_cast<Int>(
                 parse_u64(env, *v, static_cast<std::uint64_t>(min), static_cast<std::uint64_t>(max), expected));
         }
+    }
+
+    // Sets `field` to the byte count of `env` when given ("1048576", "512MiB", "10GiB"),
+    // within [min, max].
+    void bytes(const char* env, std::uint64_t& field, std::uint64_t min, std::uint64_t max,
+               const std::string& expected) const {
+        if (auto v = get(env)) field = parse_bytes(env, *v, min, max, expected);
     }
 
     // Sets `field` to the value of `env` when given and one of `allowed`.
@@ -143,12 +169,13 @@ void load_service(const Source& source, Config& c) {
 
 // What one file may cost, and how long the queue waits for it.
 void load_limits(const Source& source, Config& c) {
-    source.number<std::uint64_t>("INGEST_MAX_FILE_BYTES", c.max_file_bytes, 1, UINT64_MAX / 2, "a positive byte count");
+    source.bytes("INGEST_MAX_FILE_BYTES", c.max_file_bytes, 1, UINT64_MAX / 2,
+                 "a positive byte count (1048576, 512MiB, 10GiB)");
     source.number<std::uint64_t>("INGEST_MAX_PIXELS", c.max_pixels, 1, UINT64_MAX / 2, "a positive pixel count");
     source.number("INGEST_MAX_PAGES", c.max_pages, 1, 10000000, k_positive);
     source.number("INGEST_MAX_OCR_PAGES", c.max_ocr_pages, 0, 10000000, "a non-negative integer");
-    source.number<std::uint64_t>("INGEST_MAX_TEXT_BYTES", c.max_text_bytes, 1, 512ULL << 20,
-                                 "a byte count from 1 to 536870912");
+    source.bytes("INGEST_MAX_TEXT_BYTES", c.max_text_bytes, 1, 512ULL << 20,
+                 "a byte count from 1 to 536870912 (512MiB)");
     source.number("INGEST_JOB_TIMEOUT_S", c.job_timeout_s, 1, 86400, "seconds from 1 to 86400");
     source.number("INGEST_JOB_MEMORY_MB", c.job_memory_mb, 64, 1 << 20, "megabytes, at least 64");
     source.number("INGEST_CLAIM_IDLE_MS", c.claim_idle_ms, 100, 86400000, "milliseconds, at least 100");
@@ -166,40 +193,56 @@ void load_behaviour(const Source& source, Config& c) {
     source.choice("INGEST_THUMBNAIL_REDIRECT", redirect, {"on", "off"}, "on or off");
     c.thumbnail_redirect = redirect == "on";
     source.choice("INGEST_LOG_FORMAT", c.log_format, {"text", "json"}, "text or json");
-    source.choice("INGEST_LOG_LEVEL", c.log_level, {"trace", "debug", "info", "warn", "error", "critical", "off"},
-                  "trace, debug, info, warn, error, critical or off");
+    // spdlog prints `warning`, and takes `warn` too: both are accepted.
+    source.choice("INGEST_LOG_LEVEL", c.log_level,
+                  {"trace", "debug", "info", "warning", "warn", "error", "critical", "off"},
+                  "trace, debug, info, warning, error, critical or off");
+    if (auto v = source.get("INGEST_HTTP_TOKEN")) {
+        if (v->empty() || has_control_or_space(*v)) throw bad("INGEST_HTTP_TOKEN", "a token without spaces", "…");
+        c.http_token = *v;
+    }
 }
 
 } // namespace
 
 const std::vector<Setting>& settings() {
+    constexpr unsigned queue = k_scope_redis | k_scope_worker, job = k_scope_parse | k_scope_worker;
     static const std::vector<Setting> all = {
-        {"INGEST_REDIS_URL", "redis-url", "Redis URL (default redis://127.0.0.1:6379/0)"},
-        {"INGEST_STREAM", "stream", "stream of upload events (default ingest:uploads)"},
-        {"INGEST_GROUP", "group", "consumer group (default ingestd)"},
-        {"INGEST_CONSUMER", "consumer", "this worker's consumer name (default <hostname>-<pid>)"},
-        {"INGEST_KEY_PREFIX", "key-prefix", "prefix of every key written (default ingest:)"},
-        {"INGEST_STORAGE_ROOT", "storage-root", "a folder or s3://BUCKET[/PREFIX] (default ./data/files)"},
-        {"INGEST_CONCURRENCY", "concurrency", "jobs in flight (default: number of cores)"},
-        {"INGEST_HTTP_ADDR", "http-addr", "health/metrics address or off (default 127.0.0.1:9464)"},
-        {"INGEST_OCR_LANGS", "ocr-langs", "Tesseract languages, eng+deu (default eng)"},
-        {"INGEST_OCR_MODE", "ocr-mode", "auto, force or off (default auto)"},
-        {"INGEST_MAX_FILE_BYTES", "max-file-bytes", "larger files fail with too_large (default 10 GiB)"},
-        {"INGEST_MAX_PIXELS", "max-pixels", "larger images fail with too_many_pixels (default 100000000)"},
-        {"INGEST_MAX_PAGES", "max-pages", "PDF pages read for text (default 2000)"},
-        {"INGEST_MAX_OCR_PAGES", "max-ocr-pages", "pages sent to OCR (default 100)"},
-        {"INGEST_MAX_TEXT_BYTES", "max-text-bytes", "text kept inline (default 1048576)"},
-        {"INGEST_JOB_TIMEOUT_S", "job-timeout-s", "one file's wall-clock budget (default 600)"},
-        {"INGEST_JOB_MEMORY_MB", "job-memory-mb", "one extraction's memory budget (default 1024)"},
-        {"INGEST_CLAIM_IDLE_MS", "claim-idle-ms", "idle time before a pending entry is reclaimed (default 60000)"},
-        {"INGEST_MAX_DELIVERIES", "max-deliveries", "deliveries before dead-lettering (default 5)"},
-        {"INGEST_SHUTDOWN_GRACE_S", "shutdown-grace-s", "time to finish jobs after SIGTERM (default 25)"},
-        {"INGEST_WEBP_QUALITY", "webp-quality", "thumbnail quality 1-100 (default 80)"},
-        {"INGEST_REUSE", "reuse", "reuse a finished result for identical bytes: on or off (default on)"},
+        {"INGEST_REDIS_URL", "redis-url", "Redis URL (default redis://127.0.0.1:6379/0)", "URL", queue},
+        {"INGEST_STREAM", "stream", "stream of upload events (default ingest:uploads)", "NAME", queue},
+        {"INGEST_GROUP", "group", "consumer group (default ingestd)", "NAME", queue},
+        {"INGEST_CONSUMER", "consumer", "this worker's consumer name (default <hostname>-<pid>)", "NAME",
+         k_scope_worker},
+        {"INGEST_KEY_PREFIX", "key-prefix", "prefix of every key written (default ingest:)", "PREFIX", queue},
+        {"INGEST_STORAGE_ROOT", "storage-root", "a folder or s3://BUCKET[/PREFIX] (default ./data/files)", "ROOT",
+         k_scope_storage | k_scope_worker},
+        {"INGEST_CONCURRENCY", "concurrency", "jobs in flight (default: number of cores)", "N", k_scope_worker},
+        {"INGEST_HTTP_ADDR", "http-addr", "health/metrics address or off (default 127.0.0.1:9464)", "HOST:PORT",
+         k_scope_worker},
+        {"INGEST_HTTP_TOKEN", "http-token", "bearer token for the dashboard, /v1 and actions (default unset)", "TOKEN",
+         k_scope_worker},
+        {"INGEST_OCR_LANGS", "ocr-langs", "Tesseract languages, eng+deu (default eng)", "LANGS", job},
+        {"INGEST_OCR_MODE", "ocr-mode", "auto, force or off (default auto)", "MODE", job},
+        {"INGEST_MAX_FILE_BYTES", "max-file-bytes", "larger files fail with too_large (default 10GiB)", "BYTES", job},
+        {"INGEST_MAX_PIXELS", "max-pixels", "larger images fail with too_many_pixels (default 100000000)", "N", job},
+        {"INGEST_MAX_PAGES", "max-pages", "PDF pages read for text (default 2000)", "N", job},
+        {"INGEST_MAX_OCR_PAGES", "max-ocr-pages", "pages sent to OCR (default 100)", "N", job},
+        {"INGEST_MAX_TEXT_BYTES", "max-text-bytes", "text kept inline (default 1048576, i.e. 1MiB)", "BYTES", job},
+        {"INGEST_JOB_TIMEOUT_S", "job-timeout-s", "one file's wall-clock budget (default 600)", "SECONDS", job},
+        {"INGEST_JOB_MEMORY_MB", "job-memory-mb", "one extraction's memory budget (default 1024)", "MB", job},
+        {"INGEST_CLAIM_IDLE_MS", "claim-idle-ms", "idle time before a pending entry is reclaimed (default 60000)", "MS",
+         k_scope_worker},
+        {"INGEST_MAX_DELIVERIES", "max-deliveries", "deliveries before dead-lettering (default 5)", "N",
+         k_scope_worker},
+        {"INGEST_SHUTDOWN_GRACE_S", "shutdown-grace-s", "time to finish jobs after SIGTERM (default 25)", "SECONDS",
+         k_scope_worker},
+        {"INGEST_WEBP_QUALITY", "webp-quality", "thumbnail quality 1-100 (default 80)", "N", job},
+        {"INGEST_REUSE", "reuse", "reuse a finished result for identical bytes: on or off (default on)", "on|off",
+         k_scope_worker},
         {"INGEST_THUMBNAIL_REDIRECT", "thumbnail-redirect",
-         "HTTP thumbnails as a 302 to a presigned object-store URL: on or off (default off)"},
-        {"INGEST_LOG_FORMAT", "log-format", "text or json (default text)"},
-        {"INGEST_LOG_LEVEL", "log-level", "trace, debug, info, warn, error (default info)"},
+         "HTTP thumbnails as a 302 to a presigned object-store URL: on or off (default off)", "on|off", k_scope_worker},
+        {"INGEST_LOG_FORMAT", "log-format", "text or json (default text)", "text|json", k_scope_log},
+        {"INGEST_LOG_LEVEL", "log-level", "trace, debug, info, warning, error (default info)", "LEVEL", k_scope_log},
     };
     return all;
 }

@@ -44,17 +44,31 @@ struct Config {
     bool thumbnail_redirect = false; // HTTP thumbnails: 302 to a presigned URL of the object store
     std::string log_format = "text";
     std::string log_level = "info";
+    std::string http_token; // INGEST_HTTP_TOKEN; empty: no token, and HTTP actions are refused
 };
 
 /// The Redis names (stream, group, consumer, key prefix) of this configuration: the only
 /// place they are taken from the settings; jobs::QueueNames builds every key from them.
 jobs::QueueNames queue_names(const Config& config);
 
-/// One setting: its environment variable, its flag and its default as text.
+/// Which commands a setting concerns (a command's flags are those of its scopes).
+enum SettingScope : unsigned {
+    k_scope_log = 1,     // every command
+    k_scope_redis = 2,   // commands that speak to Redis
+    k_scope_storage = 4, // commands that read or write the store
+    k_scope_parse = 8,   // commands that run the pipeline (limits, OCR, thumbnails)
+    k_scope_worker = 16, // only the daemon
+    k_scope_all = 31,
+};
+
+/// One setting: its environment variable, its flag, its help (with its default), the type
+/// of its value as --help shows it, and the commands it concerns.
 struct Setting {
     const char* env;
     const char* flag; // without the leading "--"
     const char* help;
+    const char* type; // "SECONDS", "BYTES", ...
+    unsigned scope;   // SettingScope bits
 };
 
 /// All settings, in the order of the spec's table.

@@ -9,8 +9,17 @@ namespace {
 
 bool g_json = false;
 
+// Fields that hold counts or measures: JSON logs carry them as numbers.
 bool is_number(const std::string& key) {
-    return key == "duration_ms" || key == "attempts";
+    static const char* const k_counts[] = {"attempts", "concurrency", "in_flight", "pid",     "deliveries",
+                                           "count",    "left",        "keys",      "removed", "jobs"};
+    for (const char* c : k_counts) {
+        if (key == c) return true;
+    }
+    const auto ends_with = [&key](const std::string& suffix) {
+        return key.size() > suffix.size() && key.compare(key.size() - suffix.size(), suffix.size(), suffix) == 0;
+    };
+    return ends_with("_ms") || ends_with("_bytes") || ends_with("_s");
 }
 
 } // namespace
@@ -39,10 +48,15 @@ void write(spdlog::level::level_enum level, const std::string& message, std::ini
         j["level"] = std::string(spdlog::level::to_string_view(level).data());
         j["msg"] = message;
         for (const auto& [k, v] : fields) {
+            if (v.empty()) continue; // a field that does not apply to this event
             if (is_number(k)) {
                 try {
-                    j[k] = std::stoll(v);
-                    continue;
+                    std::size_t used = 0;
+                    const long long n = std::stoll(v, &used);
+                    if (used == v.size()) {
+                        j[k] = n;
+                        continue;
+                    }
                 } catch (...) {
                 }
             }
@@ -52,6 +66,7 @@ void write(spdlog::level::level_enum level, const std::string& message, std::ini
     } else {
         std::string line = message;
         for (const auto& [k, v] : fields) {
+            if (v.empty()) continue;
             line += ' ';
             line += k;
             line += '=';

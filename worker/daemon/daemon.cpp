@@ -4,6 +4,7 @@
 #include "worker/config/log.hpp"
 #include "worker/daemon/dispatcher.hpp"
 #include "worker/daemon/drain.hpp"
+#include "worker/daemon/heartbeat.hpp"
 #include "worker/daemon/job_runner.hpp"
 #include "worker/daemon/lease_keeper.hpp"
 #include "worker/daemon/slots.hpp"
@@ -76,9 +77,13 @@ int finish(Daemon& daemon, std::atomic<bool>& lease_stop, std::thread& dispatche
 int run_daemon(const Config& config) {
     std::unique_ptr<Store> store;
     try {
-        store = open_store(config.storage_root, true);
+        // The worker never makes its root: a missing folder is a typo or an unmounted
+        // volume, and every job would fail on it.
+        store = open_existing_store(config.storage_root);
     } catch (const core::FileError& e) {
-        std::cerr << "ingestd worker: cannot open the storage: " << e.what() << "\n"; // missing bucket, credentials
+        // A missing folder or bucket, refused credentials.
+        std::cerr << "ingestd worker: cannot open the storage (INGEST_STORAGE_ROOT=" << config.storage_root
+                  << "): " << e.what() << "\n";
         return 2;
     }
     const jobs::Queue queue(queue_names(config));
@@ -97,6 +102,7 @@ int run_daemon(const Config& config) {
     // Parsers run in sandboxed helper processes, one per job thread.
     HelperSettings helper_settings = HelperSettings::from(config);
     helper_settings.on_crash = [&metrics] { ++metrics.parser_crashes; };
+    helper_settings.on_restart = [&metrics](const std::string& reason) { metrics.helper_restart(reason); };
     HelperPool helpers(helper_settings);
 
     std::vector<std::thread> job_threads;
@@ -111,6 +117,13 @@ int run_daemon(const Config& config) {
     const std::unique_ptr<void, std::function<void(void*)>> stop_watch(&watch_stop, [&](void*) {
         watch_stop = true;
         watch.join();
+    });
+
+    std::atomic<bool> beat_stop{false};
+    std::thread beat([&] { run_heartbeat(config, metrics, beat_stop); });
+    const std::unique_ptr<void, std::function<void(void*)>> stop_beat(&beat_stop, [&](void*) {
+        beat_stop = true;
+        beat.join();
     });
 
     Drain drain(config, metrics, slots, stopping);

@@ -40,18 +40,18 @@ public:
             } catch (const jobs::RedisReplyError& e) {
                 // Redis refused the read itself (say, the stream key holds another type):
                 // retrying slowly lets an operator repair it without a restart.
-                back_off(std::string("Redis refused the stream read: ") + e.what());
+                back_off("Redis refused the stream read", e.what());
             } catch (const std::exception& e) {
-                back_off(std::string("stream read failed: ") + e.what());
+                back_off("stream read failed", e.what());
             }
         }
     }
 
 private:
-    void back_off(const std::string& message) {
+    void back_off(const char* message, const std::string& error) {
         ++m_metrics.redis_errors;
         auto wait = m_backoff.next();
-        log::error(message, {{"retry_in_ms", std::to_string(wait.count())}});
+        log::error(message, {{"error", error}, {"retry_in_ms", std::to_string(wait.count())}});
         sleep_unless(m_stopping, wait);
     }
 

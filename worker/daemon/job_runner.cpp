@@ -4,9 +4,11 @@
 #include "core/layout.hpp"
 #include "extractors/sniff/content_type.hpp"
 #include "extractors/sniff/ocr_langs.hpp"
+#include "jobs/fleet_stats.hpp"
 #include "jobs/metadata.hpp"
 #include "worker/config/log.hpp"
 #include "worker/daemon/dedup.hpp"
+#include "worker/daemon/job_outcome.hpp"
 #include "worker/http/metrics.hpp"
 
 #include <thread>
@@ -78,8 +80,8 @@ jobs::Fence JobRunner::with_retry(const char* what, const std::function<jobs::Fe
                 return jobs::Fence::lost;
             }
             auto wait = backoff.next();
-            log::warn(std::string(what) + " failed, retrying",
-                      {{"error", e.what()}, {"retry_in_ms", std::to_string(wait.count())}});
+            log::warn("redis write failed, retrying",
+                      {{"operation", what}, {"error", e.what()}, {"retry_in_ms", std::to_string(wait.count())}});
             std::this_thread::sleep_for(wait);
         }
     }
@@ -98,13 +100,14 @@ void JobRunner::run(const jobs::Delivery& d, const std::function<bool()>& lease_
         // Redis refused a command of this job: the entry stays pending and is redelivered,
         // and after INGEST_MAX_DELIVERIES it is dead-lettered.
         m_metrics.job("error", "unknown");
-        log::error(std::string("job aborted by a Redis refusal, left pending: ") + e.what(),
-                   {{"file_id", job.file_id()}, {"event_id", d.entry_id}, {"redis_reply", e.reply()}});
+        log::error(
+            "job aborted by a Redis refusal, left pending",
+            {{"file_id", job.file_id()}, {"event_id", d.entry_id}, {"error", e.what()}, {"redis_reply", e.reply()}});
     } catch (const std::exception& e) {
         // A bug or an unexpected failure: left pending like a refusal.
         m_metrics.job("error", "unknown");
-        log::error(std::string("job aborted, left pending: ") + e.what(),
-                   {{"file_id", job.file_id()}, {"event_id", d.entry_id}});
+        log::error("job aborted, left pending",
+                   {{"file_id", job.file_id()}, {"event_id", d.entry_id}, {"error", e.what()}});
     }
 }
 
@@ -116,8 +119,10 @@ bool JobRunner::dead_lettered(const Job& job) {
         auto f = with_retry("dead letter",
                             [&] { return m_queue.dead_letter(m_redis, d, "", job.parsed.reason, false, {}); });
         m_metrics.job("dead", "unknown");
-        log::warn("event dead-lettered: " + job.parsed.reason,
-                  {{"event_id", d.entry_id}, {"stage", "validate"}, {"fence", jobs::to_string(f)}});
+        log::warn("event dead-lettered", {{"event_id", d.entry_id},
+                                          {"reason", job.parsed.reason},
+                                          {"stage", "validate"},
+                                          {"fence", jobs::to_string(f)}});
         return true;
     }
     if (d.deliveries <= m_config.max_deliveries) return false;
@@ -132,8 +137,11 @@ bool JobRunner::dead_lettered(const Job& job) {
                          {"finished_at", jobs::utc_now_rfc3339()}};
     auto f = with_retry("dead letter", [&] { return m_queue.dead_letter(m_redis, d, job.file_id(), why, true, meta); });
     m_metrics.job("dead", "unknown");
-    log::error("event gave up: " + why,
-               {{"file_id", job.file_id()}, {"event_id", d.entry_id}, {"fence", jobs::to_string(f)}});
+    log::error("event gave up", {{"file_id", job.file_id()},
+                                 {"event_id", d.entry_id},
+                                 {"reason", why},
+                                 {"deliveries", times},
+                                 {"fence", jobs::to_string(f)}});
     return true;
 }
 
@@ -328,10 +336,6 @@ void JobRunner::commit(Job& job) {
     });
     m_metrics.stage("commit", seconds_since(t2));
     m_metrics.stage("total", seconds_since(job.started));
-    const std::string outcome = f != jobs::Fence::ok          ? jobs::to_string(f)
-                                : !job.result.file_error_code ? "done"
-                                                              : "failed";
-    m_metrics.job(outcome, kind);
     log_outcome(job, f, kind);
     // Outputs written for a file deleted meanwhile must not outlive the tombstone.
     if (f == jobs::Fence::superseded && jobs::is_tombstone(m_redis, m_queue.names(), job.file_id())) {
@@ -342,35 +346,13 @@ void JobRunner::commit(Job& job) {
 }
 
 void JobRunner::log_outcome(const Job& job, jobs::Fence f, const std::string& kind) {
-    const std::string ms = ms_since(job.started);
-    const std::string fence = jobs::to_string(f);
-    const PipelineResult& r = job.result;
-    if (f == jobs::Fence::lost) {
-        ++m_metrics.leases_lost;
-        log::warn("lease lost before the commit; result discarded",
-                  {{"file_id", job.file_id()}, {"event_id", job.entry_id()}, {"stage", "commit"}, {"duration_ms", ms}});
-    } else if (r.file_error_code) {
-        log::warn("file failed: " + r.file_error, {{"file_id", job.file_id()},
-                                                   {"event_id", job.entry_id()},
-                                                   {"error_code", std::string(core::to_string(*r.file_error_code))},
-                                                   {"stage", "commit"},
-                                                   {"duration_ms", ms},
-                                                   {"fence", fence}});
-    } else if (!job.reused_from.empty()) {
-        log::info("file done from a finished file's results (identical bytes)", {{"file_id", job.file_id()},
-                                                                                 {"event_id", job.entry_id()},
-                                                                                 {"type", kind},
-                                                                                 {"deduplicated_from", job.reused_from},
-                                                                                 {"stage", "commit"},
-                                                                                 {"duration_ms", ms},
-                                                                                 {"fence", fence}});
-    } else {
-        log::info(r.step_failed ? "file done with a failed step" : "file done", {{"file_id", job.file_id()},
-                                                                                 {"event_id", job.entry_id()},
-                                                                                 {"type", kind},
-                                                                                 {"stage", "commit"},
-                                                                                 {"duration_ms", ms},
-                                                                                 {"fence", fence}});
+    report_outcome(m_metrics, {job.file_id(), job.entry_id(), kind, job.reused_from, f, &job.result, job.started});
+    if (f != jobs::Fence::ok) return;
+    try {
+        // The fleet's failures by code live in Redis, so that every pod shows the same.
+        jobs::count_failures(m_redis, m_queue.names(), failure_codes(job.result));
+    } catch (const std::exception& e) {
+        log::warn("failure counters not updated", {{"file_id", job.file_id()}, {"error", e.what()}});
     }
 }
 

@@ -32,10 +32,10 @@ public:
                 trim_when_due();
             } catch (const jobs::RedisReplyError& e) {
                 ++m_metrics.redis_errors;
-                log::warn(std::string("lease renewal refused by Redis: ") + e.what());
+                log::warn("lease renewal refused by Redis", {{"error", e.what()}});
             } catch (const std::exception& e) {
                 ++m_metrics.redis_errors;
-                log::warn(std::string("lease renewal failed: ") + e.what());
+                log::warn("lease renewal failed", {{"error", e.what()}});
             }
         }
     }

@@ -40,7 +40,7 @@ Helper::Helper(const HelperSettings& settings, std::filesystem::path scratch, in
         start();
     } catch (const std::exception& e) {
         // The first job tries again (and fails as a job, not as the worker).
-        log::error(std::string("parser helper start failed: ") + e.what(), {{"slot", std::to_string(slot)}});
+        log::error("parser helper start failed", {{"error", e.what()}, {"slot", std::to_string(slot)}});
     }
 }
 
@@ -93,7 +93,7 @@ void Helper::start_quietly() {
     try {
         start();
     } catch (const std::exception& e) {
-        log::error(std::string("parser helper start failed: ") + e.what(), {{"slot", std::to_string(m_slot)}});
+        log::error("parser helper start failed", {{"error", e.what()}, {"slot", std::to_string(m_slot)}});
     }
 }
 
@@ -103,7 +103,7 @@ bool Helper::warm_up() {
         await_ready();
         return true;
     } catch (const std::exception& e) {
-        log::error(std::string("parser helper start failed: ") + e.what(), {{"slot", std::to_string(m_slot)}});
+        log::error("parser helper start failed", {{"error", e.what()}, {"slot", std::to_string(m_slot)}});
         return false;
     }
 }
@@ -145,7 +145,7 @@ bool Helper::ensure_ready(const std::string& file_id) {
             await_ready();
             return true;
         } catch (const std::exception& e) {
-            log::warn(std::string("parser helper start failed: ") + e.what(), {{"file_id", file_id}});
+            log::warn("parser helper start failed", {{"error", e.what()}, {"file_id", file_id}});
         }
     }
     return false;
@@ -199,12 +199,13 @@ PipelineResult Helper::bury(const Exchange& exchange, const HelperJob& job) {
     const HelperDeath death =
         classify_death(ending, helper_data_limit_bytes(m_settings.memory_mb), m_settings.memory_mb);
     if (death.counted && m_settings.on_crash) m_settings.on_crash();
+    if (m_settings.on_restart) m_settings.on_restart(std::string(core::to_string(death.failure.code)));
     start_quietly(); // the next job finds it warm
-    log::warn("parser helper stopped during a job: " + death.failure.message,
-              {{"file_id", job.spec.file_id},
-               {"pid", std::to_string(dead)},
-               {"error_code", std::string(core::to_string(death.failure.code))},
-               {"peak_bytes", std::to_string(ending.peak_bytes)}});
+    log::warn("parser helper stopped during a job", {{"file_id", job.spec.file_id},
+                                                     {"error", death.failure.message},
+                                                     {"pid", std::to_string(dead)},
+                                                     {"error_code", std::string(core::to_string(death.failure.code))},
+                                                     {"peak_bytes", std::to_string(ending.peak_bytes)}});
     return combine_results(exchange.parts, job.spec, job.hash, job.size, exchange.content_type, death.failure);
 }
 
@@ -213,6 +214,7 @@ PipelineResult Helper::analyse(int fd, std::uint64_t size, const std::string& ha
     const HelperJob job{fd, size, hash, spec, options};
     if (!ensure_ready(spec.file_id)) {
         if (m_settings.on_crash) m_settings.on_crash();
+        if (m_settings.on_restart) m_settings.on_restart("start_failed");
         return combine_results({}, spec, hash, size, "",
                                core::Failure{core::ErrorCode::crashed, "The parser process could not start."});
     }

@@ -24,6 +24,9 @@ struct HelperSettings {
     std::chrono::milliseconds kill_grace{2000};  // after the job's deadline, before SIGKILL
     std::chrono::milliseconds start_timeout{60000};
     std::function<void()> on_crash; // called for each helper that died during a job
+    /// Called each time a helper is started again after one stopped during a job, with why:
+    /// the failure code it ended with (crashed, timeout, memory_limit) or "start_failed".
+    std::function<void(const std::string& reason)> on_restart;
 
     /// The settings of a worker's helpers: its memory budget and OCR languages, warm parsers.
     static HelperSettings from(const Config& config);

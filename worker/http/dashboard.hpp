@@ -2,8 +2,9 @@
 
 namespace worker {
 
-/// The read-only dashboard served at `/`: one static page that polls /v1/stats and
-/// /v1/recent every two seconds. No external assets, so it works on an isolated network.
+/// The dashboard served at `/`: one static page that polls /v1/stats, /v1/recent and
+/// /v1/workers (the whole fleet) every two seconds, with links to the server-rendered pages
+/// (/files with filters and search, /files/<id>, /dead). No external assets, so it works on an isolated network.
 /// Element ids (`ready`, `lag`, `pending`, `in-flight`, `dead`, `throughput`, `failure-rate`,
 /// `minutes`, `recent`) are what tests/worker/dashboard_test.py looks for.
 inline constexpr const char* k_dashboard_html = R"html(<!doctype html>
@@ -37,13 +38,15 @@ pre{background:#f4f4f4;padding:1em;overflow:auto}input{font:inherit;width:24em}
   <div class="card"><b id="failure-rate">–</b><span>failed (15 min)</span></div>
   <div class="card"><b id="dead">–</b><span>dead-lettered</span></div>
 </div>
+<p><a href="/files">All files</a> · <a href="/files?status=failed">Failed files</a> · <a href="/dead">Dead letters</a> ·
+<form action="/files" method="get" style="display:inline"><input name="q" placeholder="search by file id or name"> <button>Search</button></form></p>
+<h2>Workers (the whole fleet)</h2>
+<p>Fleet, last 15 min: <b id="fleet-throughput">–</b> files/min, <b id="fleet-failure-rate">–</b> failed; failures by code: <span id="fleet-codes">–</span></p>
+<table id="workers"><thead><tr><th>worker</th><th>host</th><th>version</th><th>in flight</th><th>files done</th><th>failed</th><th>started</th><th>last seen</th></tr></thead><tbody></tbody></table>
 <h2>Files finished by this worker per minute (blue done, red failed)</h2>
 <div id="minutes"></div>
 <h2>Latest files</h2>
 <table id="recent"><thead><tr><th></th><th>file</th><th>type</th><th>status</th><th>finished</th><th>error</th></tr></thead><tbody></tbody></table>
-<h2>Look up a file</h2>
-<form id="lookup"><input id="file-id" placeholder="file_id"> <button>Show</button></form>
-<pre id="file"></pre>
 <script>
 'use strict';
 const $ = id => document.getElementById(id);
@@ -51,7 +54,8 @@ const cell = (tr, text, cls) => { const td = document.createElement('td'); td.te
 const thumbs = new Map();  // file_id + finished_at -> <img>, so that a refresh does not reload them
 
 async function json(url) {
-  const r = await fetch(url, {cache: 'no-store'});
+  // From the origin: a page opened as http://user:token@host/ cannot fetch URLs with credentials.
+  const r = await fetch(location.origin + url, {cache: 'no-store'});
   if (!r.ok) throw new Error(url + ': ' + r.status);
   return r.json();
 }
@@ -90,7 +94,9 @@ function showRecent(rows) {
       if (!img) { img = new Image(); img.alt = ''; img.src = x.thumbnail; thumbs.set(key, img); }
       td.appendChild(img);
     }
-    const name = cell(tr, x.name || x.file_id); name.title = x.file_id;
+    const name = cell(tr, ''); name.title = x.file_id;
+    const link = document.createElement('a'); link.href = '/files/' + encodeURIComponent(x.file_id);
+    link.textContent = x.name || x.file_id; name.appendChild(link);
     if (x.name) { const id = document.createElement('div'); id.innerHTML = '<code></code>'; id.firstChild.textContent = x.file_id; name.appendChild(id); }
     cell(tr, x.content_type);
     cell(tr, x.status, 'status st-' + x.status);
@@ -100,21 +106,30 @@ function showRecent(rows) {
   }
 }
 
+function showFleet(f) {
+  const tb = $('workers').tBodies[0]; tb.textContent = '';
+  for (const w of f.workers) {
+    const tr = document.createElement('tr'); tr.dataset.worker = w.name;
+    for (const v of [w.name, w.host, w.version, w.in_flight + ' / ' + w.concurrency, w.files_done, w.files_failed,
+                     w.started_at, w.last_seen]) cell(tr, String(v));
+    tb.appendChild(tr);
+  }
+  $('fleet-throughput').textContent = f.throughput_per_minute.toFixed(1);
+  $('fleet-failure-rate').textContent = (100 * f.failure_rate).toFixed(1) + ' %';
+  const codes = Object.entries(f.failures_by_code).map(([c, n]) => c + ' ' + n).join(', ');
+  $('fleet-codes').textContent = codes || 'none';
+}
+
 async function refresh() {
   try {
-    const [stats, recent] = await Promise.all([json('/v1/stats'), json('/v1/recent')]);
-    showStats(stats); showRecent(recent);
+    const [stats, recent, fleet] = await Promise.all([json('/v1/stats'), json('/v1/recent'), json('/v1/workers')]);
+    showStats(stats); showRecent(recent); showFleet(fleet);
     $('updated').textContent = 'updated ' + new Date().toLocaleTimeString();
   } catch (e) {
     $('state').textContent = 'unreachable'; $('state').className = 'bad';
   }
 }
 
-$('lookup').onsubmit = async e => {
-  e.preventDefault();
-  const r = await fetch('/v1/files/' + encodeURIComponent($('file-id').value.trim()));
-  $('file').textContent = r.ok ? JSON.stringify(await r.json(), null, 2) : r.status + ' ' + r.statusText;
-};
 refresh(); setInterval(refresh, 2000);
 </script></body></html>
 )html";

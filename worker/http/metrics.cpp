@@ -19,12 +19,15 @@ long long now_minute() {
 
 void Metrics::job(const std::string& outcome, const std::string& kind) {
     const long long minute = now_minute();
+    const bool failed = outcome == "failed" || outcome == "partial";
+    if (failed || outcome == "done") ++files_done;
+    if (failed) ++files_failed;
     std::lock_guard lock(m_mu);
     ++m_jobs[{outcome, kind}];
     Minute& m = m_minutes[static_cast<std::size_t>(minute % k_minutes)];
     if (m.start_unix != minute * 60) m = Minute{minute * 60, 0, 0};
     if (outcome == "done") ++m.done;
-    if (outcome == "failed" || outcome == "dead") ++m.failed;
+    if (outcome == "failed" || outcome == "partial" || outcome == "dead") ++m.failed;
 }
 
 std::vector<Metrics::Minute> Metrics::recent_minutes(int n) const {
@@ -49,14 +52,32 @@ std::vector<std::pair<std::string, std::string>> Metrics::build_info() {
             {"libmagic", std::to_string(magic_version() / 100) + "." + std::to_string(magic_version() % 100)}};
 }
 
-void Metrics::stage(const std::string& stage, double seconds) {
-    std::lock_guard lock(m_mu);
-    Histogram& h = m_stages[stage];
+void Metrics::observe(Histogram& h, double seconds) {
     for (std::size_t i = 0; i < k_buckets.size(); ++i) {
         if (seconds <= k_buckets[i]) ++h.counts[i];
     }
     ++h.count;
     h.sum += seconds;
+}
+
+void Metrics::stage(const std::string& stage, double seconds) {
+    std::lock_guard lock(m_mu);
+    observe(m_stages[stage], seconds);
+}
+
+void Metrics::job_duration(const std::string& kind, double seconds) {
+    std::lock_guard lock(m_mu);
+    observe(m_job_durations[kind], seconds);
+}
+
+void Metrics::step_failure(const std::string& step, const std::string& code) {
+    std::lock_guard lock(m_mu);
+    ++m_step_failures[{step, code}];
+}
+
+void Metrics::helper_restart(const std::string& reason) {
+    std::lock_guard lock(m_mu);
+    ++m_helper_restarts[reason];
 }
 
 } // namespace worker

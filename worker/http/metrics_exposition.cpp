@@ -1,5 +1,6 @@
 // The Prometheus text exposition of Metrics (format 0.0.4): every family with HELP and TYPE.
 #include "worker/http/metrics.hpp"
+#include "worker/http/process_metrics.hpp"
 
 #include <array>
 #include <sstream>
@@ -63,6 +64,34 @@ void build_info_family(std::ostream& o) {
 
 } // namespace
 
+void Metrics::render_histogram(std::ostream& o, const char* name, const std::string& labels, const Histogram& h) {
+    const std::string open = "{" + labels + (labels.empty() ? "" : ",");
+    for (std::size_t i = 0; i < k_buckets.size(); ++i) {
+        o << name << "_bucket" << open << "le=\"" << k_buckets[i] << "\"} " << h.counts[i] << "\n";
+    }
+    o << name << "_bucket" << open << "le=\"+Inf\"} " << h.count << "\n";
+    o << name << "_sum{" << labels << "} " << h.sum << "\n";
+    o << name << "_count{" << labels << "} " << h.count << "\n";
+}
+
+// The families with labels besides jobs and stages: durations by type, step failures,
+// helper restarts. Called with m_mu held.
+void Metrics::render_labelled(std::ostream& o) const {
+    family(o, "ingestd_job_duration_seconds", "histogram", "Wall-clock time of whole jobs, by detected type.");
+    for (const auto& [kind, h] : m_job_durations) {
+        render_histogram(o, "ingestd_job_duration_seconds", "type=\"" + label_value(kind) + "\"", h);
+    }
+    family(o, "ingestd_step_failures_total", "counter", "Steps that failed on a file's content, by step and code.");
+    for (const auto& [k, v] : m_step_failures) {
+        o << "ingestd_step_failures_total{step=\"" << k.first << "\",code=\"" << k.second << "\"} " << v << "\n";
+    }
+    family(o, "ingestd_helper_restarts_total", "counter",
+           "Parser helpers started again after one stopped during a job, by reason.");
+    for (const auto& [reason, v] : m_helper_restarts) {
+        o << "ingestd_helper_restarts_total{reason=\"" << label_value(reason) << "\"} " << v << "\n";
+    }
+}
+
 std::string Metrics::render() const {
     std::ostringstream o;
     std::lock_guard lock(m_mu);
@@ -72,15 +101,9 @@ std::string Metrics::render() const {
     }
     family(o, "ingestd_stage_duration_seconds", "histogram", "Time spent in each stage of a job.");
     for (const auto& [name, h] : m_stages) {
-        const std::string stage = "{stage=\"" + name + "\"";
-        for (std::size_t i = 0; i < k_buckets.size(); ++i) {
-            o << "ingestd_stage_duration_seconds_bucket" << stage << ",le=\"" << k_buckets[i] << "\"} " << h.counts[i]
-              << "\n";
-        }
-        o << "ingestd_stage_duration_seconds_bucket" << stage << ",le=\"+Inf\"} " << h.count << "\n";
-        o << "ingestd_stage_duration_seconds_sum" << stage << "} " << h.sum << "\n";
-        o << "ingestd_stage_duration_seconds_count" << stage << "} " << h.count << "\n";
+        render_histogram(o, "ingestd_stage_duration_seconds", "stage=\"" + name + "\"", h);
     }
+    render_labelled(o);
     for (const Scalar& s : k_scalars) {
         family(o, s.name, s.type, s.help);
         o << s.name << " " << (this->*s.value).load() << "\n";
@@ -90,6 +113,7 @@ std::string Metrics::render() const {
     o << "ingestd_redis_up " << (redis_up.load() ? 1 : 0) << "\n";
     family(o, "ingestd_storage_up", "gauge", "Whether the storage endpoint answers.");
     o << "ingestd_storage_up " << (storage_up.load() ? 1 : 0) << "\n";
+    render_process_metrics(o);
     return o.str();
 }
 

@@ -8,6 +8,7 @@ namespace {
 using beast_http::verb;
 
 const std::set<verb> k_read_only{verb::get, verb::head};
+const std::set<verb> k_post{verb::post};
 
 // Splits "/a/b/c" into its segments; an empty path segment stays (it matches nothing).
 std::vector<std::string_view> segments(std::string_view path) {
@@ -50,14 +51,24 @@ Response method_not_allowed(const std::set<verb>& allowed) {
 
 const std::vector<Route>& routes() {
     static const std::vector<Route> table = {
-        {k_read_only, "/healthz", healthz},
-        {k_read_only, "/readyz", readyz},
-        {k_read_only, "/metrics", metrics_text},
+        {k_read_only, "/healthz", healthz, Access::open},
+        {k_read_only, "/readyz", readyz, Access::open},
+        {k_read_only, "/metrics", metrics_text, Access::open},
         {k_read_only, "/", dashboard_page},
         {k_read_only, "/v1/stats", stats},
+        {k_read_only, "/v1/workers", workers},
         {k_read_only, "/v1/recent", recent_files},
         {k_read_only, "/v1/files/{id}", file_metadata},
         {k_read_only, "/v1/files/{id}/thumbnail/{size}", file_thumbnail},
+        {k_read_only, "/files", files_page},
+        {k_read_only, "/files/{id}", file_page},
+        {k_read_only, "/dead", dead_page},
+        {k_post, "/files/{id}/retry", retry_file_page, Access::action},
+        {k_post, "/dead/retry", retry_dead_page, Access::action},
+        {k_post, "/dead/purge", purge_dead_page, Access::action},
+        {k_post, "/v1/files/{id}/retry", retry_file_action, Access::action},
+        {k_post, "/v1/dead/retry", retry_dead_action, Access::action},
+        {k_post, "/v1/dead/purge", purge_dead_action, Access::action},
     };
     return table;
 }

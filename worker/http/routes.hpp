@@ -25,7 +25,13 @@ struct Request {
     std::string path;                          ///< the target without its query string
     std::map<std::string, std::string> params; ///< the pattern's `{name}` segments
     std::string if_none_match;                 ///< the If-None-Match header, or ""
+    std::string query;                         ///< the target's query string, without '?'
+    bool token_given = false;                  ///< INGEST_HTTP_TOKEN is set and the request carried it
 };
+
+/// Who may use a route (see access.hpp): anyone; anyone unless INGEST_HTTP_TOKEN is set, then
+/// only with it; only with the token, which must be set.
+enum class Access { open, guarded, action };
 
 /// A handler that reads only memory; it runs on the io thread and answers at once.
 using InstantHandler = Response (*)(const Request& request, ServerContext& context);
@@ -40,6 +46,7 @@ struct Route {
     std::set<beast_http::verb> methods;
     std::string_view pattern;
     std::variant<InstantHandler, ReadHandler> handler;
+    Access access = Access::guarded;
 };
 
 /// Every route of the endpoint; a new route is one handler file and one row here.

@@ -1,5 +1,6 @@
 #include "worker/http/session.hpp"
 
+#include "worker/http/access.hpp"
 #include "worker/http/context.hpp"
 #include "worker/http/reader.hpp"
 
@@ -62,11 +63,20 @@ void Session::dispatch(const beast_http::request<beast_http::empty_body>& raw) {
     Request request;
     request.method = raw.method();
     const std::string_view target(raw.target().data(), raw.target().size());
-    request.path = std::string(target.substr(0, target.find('?')));
+    const auto question = target.find('?');
+    request.path = std::string(target.substr(0, question));
+    if (question != std::string_view::npos) request.query = std::string(target.substr(question + 1));
     const auto etag = raw[field::if_none_match];
     request.if_none_match.assign(etag.data(), etag.size());
     RouteMatch match = match_route(routes(), request.method, request.path);
     if (match.route == nullptr) return write(std::move(match.refusal));
+    const auto authorization = raw[field::authorization];
+    const auto cookies = raw[field::cookie];
+    if (auto refusal =
+            refuse_access(*match.route, {authorization.data(), authorization.size()}, {cookies.data(), cookies.size()},
+                          m_context->config.http_token, request.token_given)) {
+        return write(std::move(*refusal));
+    }
     request.params = std::move(match.params);
     if (const auto* instant = std::get_if<InstantHandler>(&match.route->handler)) {
         return write((*instant)(request, *m_context));

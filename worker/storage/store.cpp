@@ -38,4 +38,9 @@ std::unique_ptr<Store> open_store(const std::string& root, bool create) {
     return std::make_unique<FilesystemStore>(root, create);
 }
 
+std::unique_ptr<Store> open_existing_store(const std::string& root) {
+    if (is_s3_root(root)) return open_s3_store(root, true);
+    return std::make_unique<FilesystemStore>(root, false);
+}
+
 } // namespace worker

@@ -84,4 +84,8 @@ public:
 /// scheme has a store. Throws core::FileError (storage_error) when it cannot be opened.
 std::unique_ptr<Store> open_store(const std::string& root, bool create);
 
+/// open_store for a root that must already exist: a folder is never made (a missing one
+/// throws), an object store's bucket is checked as with `create`.
+std::unique_ptr<Store> open_existing_store(const std::string& root);
+
 } // namespace worker
