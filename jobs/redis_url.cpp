@@ -88,6 +88,11 @@ void parse_host_port(const std::string& authority, RedisAddress& a) {
 
 RedisAddress parse_redis_url(const std::string& url) {
     if (url.rfind("unix://", 0) == 0) return parse_unix_url(url.substr(7));
+    for (const char* scheme : {"rediss://", "redis-sentinel://"}) {
+        if (url.rfind(scheme, 0) == 0) {
+            throw std::invalid_argument(std::string(scheme) + " is not supported by this build yet");
+        }
+    }
     if (url.rfind("redis://", 0) != 0) {
         throw std::invalid_argument("the scheme is not redis:// or unix://");
     }

@@ -78,6 +78,10 @@ TEST(Cli, ARedisPasswordNeverAppearsInOutput) {
         EXPECT_EQ(out.find("s3kr1tpw"), std::string::npos) << out;
         EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
     }
+    const std::string tls = run_ingestd("status x 2>&1", {{"INGEST_REDIS_URL", "rediss://u:s3kr1tpw@h/0"}}, &st);
+    EXPECT_EQ(st, 2);
+    EXPECT_NE(tls.find("rediss:// is not supported"), std::string::npos) << tls;
+    EXPECT_EQ(tls.find("s3kr1tpw"), std::string::npos) << tls;
     EXPECT_EQ(jobs::redacted_redis_url("redis://user:pw@h:1/0"), "redis://user:***@h:1/0");
     EXPECT_EQ(jobs::redacted_redis_url("redis://pw@h"), "redis://***@h");
     EXPECT_EQ(jobs::redacted_redis_url("redis://h:1/0"), "redis://h:1/0");
