@@ -7,21 +7,13 @@
 #include "jobs/metadata.hpp"
 #include "worker/config/log.hpp"
 #include "worker/daemon/dedup.hpp"
-#include "worker/daemon/pacing.hpp"
+#include "worker/daemon/job_state.hpp"
 #include "worker/http/metrics.hpp"
 
 #include <thread>
 
-#include <sys/stat.h>
-
 namespace worker {
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point t) {
-    return std::chrono::duration<double>(Clock::now() - t).count();
-}
 
 std::string ms_since(Clock::time_point t) {
     return std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t).count());
@@ -34,34 +26,7 @@ std::string kind_label(const PipelineResult& result) {
     return type ? std::string(extractors::to_string(extractors::kind_of(*type))) : "unknown";
 }
 
-// The input's size is no longer the one it had at open: truncated or grown while read.
-bool size_changed(const Store::Input& in) {
-    struct stat st {};
-    return ::fstat(in.fd.get(), &st) == 0 && static_cast<std::uint64_t>(st.st_size) != in.size;
-}
-
 } // namespace
-
-struct JobRunner::Job {
-    // Members initialise in this order: the clock starts before the entry is parsed.
-    Job(const jobs::Delivery& d, const std::function<bool()>& lost)
-        : delivery(d), lease_lost(lost), parsed(jobs::parse_event(d.entry_id, d.fields)) {}
-
-    const jobs::Delivery& delivery;
-    const std::function<bool()>& lease_lost;
-    const Clock::time_point started = Clock::now();
-    const std::string started_at = jobs::utc_now_rfc3339();
-    const jobs::ParsedEntry parsed;
-    Fields common;           // bookkeeping and event fields, in the processing write and the commit
-    PipelineResult result;   // what the file's processing (or reuse) produced
-    std::uint64_t size = 0;  // the input's size, once opened
-    std::string reused_from; // the file whose result was reused, if any
-    bool analysed = false;   // result holds the analysis; only its outputs are left to write
-
-    const jobs::Event& event() const { return parsed.event; }
-    const std::string& file_id() const { return parsed.event.file_id; }
-    const std::string& entry_id() const { return delivery.entry_id; }
-};
 
 JobRunner::JobRunner(const Config& config, const jobs::Queue& queue, const Store& storage, Metrics& metrics,
                      const std::atomic<bool>& stopping, Analyse analyse)
@@ -253,77 +218,6 @@ bool JobRunner::produce(Job& job) {
     }
     options.deadline = job.started + std::chrono::seconds(m_config.job_timeout_s);
     return with_storage_retry(job, [&] { return process_input(job, spec, options); });
-}
-
-// Transient storage errors (a full or failing volume, descriptor pressure, an object store's
-// 5xx or throttling) are retried with backoff and jitter while the job's time budget lasts;
-// then the entry is handed back for a later delivery, never failed. A permanent error
-// becomes the file's failure. False when the job ends uncommitted.
-bool JobRunner::with_storage_retry(Job& job, const std::function<bool()>& attempt) {
-    core::Backoff backoff(std::chrono::milliseconds(100), std::chrono::milliseconds(5000));
-    const auto budget_end = job.started + std::chrono::seconds(m_config.job_timeout_s);
-    for (;;) {
-        try {
-            return attempt();
-        } catch (const core::FileError& e) {
-            if (!e.transient()) {
-                job.result = file_failure(e.code(), e.what());
-                return true;
-            }
-            if (abandoned(job, "storage")) return false; // another worker has the entry
-            const auto wait = backoff.next();
-            if (m_stopping || Clock::now() + wait >= budget_end) {
-                hand_back(job, e.what());
-                return false;
-            }
-            log::warn("storage error, retrying", {{"file_id", job.file_id()},
-                                                  {"event_id", job.entry_id()},
-                                                  {"error", e.what()},
-                                                  {"retry_in_ms", std::to_string(wait.count())}});
-            sleep_unless(m_stopping, wait);
-        }
-    }
-}
-
-// Leaves the entry pending and makes it claimable at once (fenced: only while this worker
-// owns it); should Redis be away, the claim timeout hands it over instead.
-void JobRunner::hand_back(const Job& job, const std::string& why) {
-    m_metrics.job("released", "unknown");
-    try {
-        m_queue.release(m_redis, {job.entry_id()});
-    } catch (const std::exception& e) {
-        log::warn(std::string("hand-back failed; the claim timeout releases the entry: ") + e.what(),
-                  {{"file_id", job.file_id()}, {"event_id", job.entry_id()}});
-    }
-    log::warn("storage still failing; event handed back for a later delivery",
-              {{"file_id", job.file_id()}, {"event_id", job.entry_id()}, {"error", why}});
-}
-
-// Reads and hashes the input, then reuses a finished result for identical bytes or
-// analyses it, and writes its outputs (a retry after a failed write only writes again).
-// Throws core::FileError.
-bool JobRunner::process_input(Job& job, const JobSpec& spec, const PipelineOptions& options) {
-    if (!job.analysed) {
-        auto t0 = Clock::now();
-        Store::Input in = m_storage.open_input(job.event().storage_key, m_config.max_file_bytes);
-        job.size = in.size;
-        std::string hash = hash_and_check(in.fd.get(), in.size, spec, in.sha256_hex);
-        m_metrics.bytes_hashed += static_cast<long long>(in.size);
-        m_metrics.stage("hash", seconds_since(t0));
-        if (m_config.reuse && in.size >= k_dedup_min_bytes && reuse(job, hash, spec)) return true;
-        auto t1 = Clock::now();
-        job.result = m_analyse(in.fd.get(), in.size, hash, spec, options);
-        m_metrics.stage("analyse", seconds_since(t1));
-        if (size_changed(in)) {
-            throw core::FileError(core::ErrorCode::storage_error, "The stored file changed while it was read.", true);
-        }
-        job.analysed = true;
-    }
-    if (abandoned(job, "analyse")) return false;
-    for (const auto& out : job.result.outputs) {
-        m_storage.write(out.key, out.bytes);
-    }
-    return true;
 }
 
 bool JobRunner::reuse(Job& job, const std::string& hash, const JobSpec& spec) {
