@@ -174,6 +174,27 @@ std::string fields_problem(const RawFields& raw, Event& event) {
     return {};
 }
 
+// Copies content_type, name and owner onto `event` when within k_max_text_field_bytes;
+// returns the name of the first one over it ("" when none is).
+std::string copy_capped(const RawFields& raw, Event& event) {
+    const std::pair<const char*, std::pair<const std::string*, std::string*>> rows[] = {
+        {"name", {raw.name, &event.name}},
+        {"owner", {raw.owner, &event.owner}},
+        {"content_type", {raw.content_type, &event.declared_content_type}},
+    };
+    std::string first;
+    for (const auto& [field, from_to] : rows) {
+        const auto [from, to] = from_to;
+        if (from == nullptr) continue;
+        if (from->size() <= k_max_text_field_bytes) {
+            *to = *from;
+        } else if (first.empty()) {
+            first = field;
+        }
+    }
+    return first;
+}
+
 } // namespace
 
 ParsedEntry parse_event(const std::string& entry_id, const std::vector<std::pair<std::string, std::string>>& fields) {
@@ -187,10 +208,9 @@ ParsedEntry parse_event(const std::string& entry_id, const std::vector<std::pair
         return out;
     }
     out.event.file_id = *raw.file_id;
-    // Kept even when another field is invalid: the failed file still shows its name and owner.
-    if (raw.content_type != nullptr) out.event.declared_content_type = *raw.content_type;
-    if (raw.name != nullptr) out.event.name = *raw.name;
-    if (raw.owner != nullptr) out.event.owner = *raw.owner;
+    // Kept even when another field is invalid (the failed file still shows its name and
+    // owner), unless over the cap: those are never stored.
+    const std::string too_long = copy_capped(raw, out.event);
     if (raw.op != nullptr && *raw.op != "process" && *raw.op != "delete") {
         out.verdict = ParsedEntry::Verdict::invalid_event;
         out.reason = "The op field is neither process nor delete.";
@@ -202,6 +222,11 @@ ParsedEntry parse_event(const std::string& entry_id, const std::vector<std::pair
         if (raw.storage_key != nullptr && storage_key_problem(*raw.storage_key).empty()) {
             out.event.storage_key = *raw.storage_key;
         }
+        return out;
+    }
+    if (!too_long.empty()) {
+        out.verdict = ParsedEntry::Verdict::invalid_event;
+        out.reason = "The " + too_long + " field is longer than " + std::to_string(k_max_text_field_bytes) + " bytes.";
         return out;
     }
     if (auto problem = fields_problem(raw, out.event); !problem.empty()) {

@@ -9,6 +9,10 @@
 namespace jobs {
 
 /// One upload event as read from the stream, validated.
+/// The longest `name`, `owner` or `content_type` an event may carry (bytes); a longer one
+/// makes the event invalid_event and is never stored.
+inline constexpr std::size_t k_max_text_field_bytes = 1024;
+
 struct Event {
     std::string entry_id; // the stream entry id, "1700000000000-0"
     std::string file_id;

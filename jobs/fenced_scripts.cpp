@@ -131,10 +131,10 @@ return 'ok'
 
 constexpr const char* k_renew = R"lua(
 local lost = {}
-for i = 3, #ARGV do
+for i = 4, #ARGV do
   local p = redis.call('XPENDING', KEYS[1], ARGV[1], ARGV[i], ARGV[i], 1)
   if #p == 1 and p[1][2] == ARGV[2] then
-    redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], 0, ARGV[i], 'JUSTID')
+    redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], 0, ARGV[i], 'IDLE', ARGV[3], 'JUSTID')
   else
     lost[#lost + 1] = ARGV[i]
   end

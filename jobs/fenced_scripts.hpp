@@ -28,8 +28,9 @@ const Script& delete_script();
 /// (and not superseded) ends the metadata failed; acknowledges.
 const Script& dead_letter_script();
 
-/// KEYS: stream. ARGV: group consumer ids... Renews the lease of each id this consumer
-/// still owns and returns the ids it does not.
+/// KEYS: stream. ARGV: group consumer idle_ms ids... Sets the idle time of each id this
+/// consumer still owns to idle_ms (0 renews the lease; a long one hands the entry back) and
+/// returns the ids it does not own.
 const Script& renew_script();
 
 } // namespace jobs

@@ -91,8 +91,18 @@ std::vector<Delivery> Queue::reclaim(Redis& redis, int count, std::chrono::milli
 }
 
 std::vector<std::string> Queue::renew(Redis& redis, const std::vector<std::string>& ids) const {
+    return set_idle(redis, ids, std::chrono::milliseconds(0));
+}
+
+std::vector<std::string> Queue::release(Redis& redis, const std::vector<std::string>& ids) const {
+    // Idle for a year: past any reclaimer's INGEST_CLAIM_IDLE_MS.
+    return set_idle(redis, ids, std::chrono::hours(24 * 365));
+}
+
+std::vector<std::string> Queue::set_idle(Redis& redis, const std::vector<std::string>& ids,
+                                         std::chrono::milliseconds idle) const {
     if (ids.empty()) return {};
-    std::vector<std::string> args = {m_names.group, m_names.consumer};
+    std::vector<std::string> args = {m_names.group, m_names.consumer, std::to_string(idle.count())};
     args.insert(args.end(), ids.begin(), ids.end());
     Reply r = renew_script().call(redis, {m_names.stream}, args);
     if (r.error_is("NOGROUP")) return ids; // the group is gone, and every lease with it

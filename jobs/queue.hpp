@@ -52,6 +52,11 @@ public:
     /// returns the ids it no longer owns (all of them when the group is gone).
     std::vector<std::string> renew(Redis& redis, const std::vector<std::string>& entry_ids) const;
 
+    /// Hands back each entry this consumer still owns: it stays pending, but looks idle for
+    /// far longer than any claim timeout, so the next reclaim (of any worker) takes it at
+    /// once. Fenced like renew(); returns the ids it no longer owned.
+    std::vector<std::string> release(Redis& redis, const std::vector<std::string>& entry_ids) const;
+
     /// Writes `status=processing` and `fields` if this consumer owns the entry and no newer
     /// event for the file was seen; acknowledges a superseded or already final entry.
     Fence start(Redis& redis, const std::string& entry_id, const std::string& file_id,
@@ -91,6 +96,9 @@ public:
     long long dead_letter_count(Redis& redis) const;
 
 private:
+    std::vector<std::string> set_idle(Redis& redis, const std::vector<std::string>& entry_ids,
+                                      std::chrono::milliseconds idle) const;
+
     QueueNames m_names;
 };
 

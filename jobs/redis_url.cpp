@@ -1,5 +1,6 @@
 #include "jobs/redis_url.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
@@ -87,8 +88,13 @@ void parse_host_port(const std::string& authority, RedisAddress& a) {
 
 RedisAddress parse_redis_url(const std::string& url) {
     if (url.rfind("unix://", 0) == 0) return parse_unix_url(url.substr(7));
+    for (const char* scheme : {"rediss://", "redis-sentinel://"}) {
+        if (url.rfind(scheme, 0) == 0) {
+            throw std::invalid_argument(std::string(scheme) + " is not supported by this build yet");
+        }
+    }
     if (url.rfind("redis://", 0) != 0) {
-        throw std::invalid_argument("expected redis://host:port/db or unix:///path");
+        throw std::invalid_argument("the scheme is not redis:// or unix://");
     }
     RedisAddress a;
     std::string rest = url.substr(8);
@@ -107,6 +113,22 @@ RedisAddress parse_redis_url(const std::string& url) {
     if (a.host.empty()) a.host = "127.0.0.1";
     if (a.port == 0) throw std::invalid_argument("port 0");
     return a;
+}
+
+} // namespace jobs
+
+namespace jobs {
+
+std::string redacted_redis_url(const std::string& url) {
+    const auto scheme_end = url.find("://");
+    if (scheme_end == std::string::npos) return url;
+    const auto start = scheme_end + 3;
+    const auto end = std::min(url.find('/', start), url.size());
+    const auto at = url.rfind('@', end - 1);
+    if (at == std::string::npos || at < start || end == start) return url;
+    const auto colon = url.find(':', start);
+    const auto from = colon != std::string::npos && colon < at ? colon + 1 : start;
+    return url.substr(0, from) + "***" + url.substr(at);
 }
 
 } // namespace jobs

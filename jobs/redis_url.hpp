@@ -15,7 +15,12 @@ struct RedisAddress {
     int db = 0;
 };
 
-/// Parses a Redis URL; throws std::invalid_argument with a readable reason.
+/// Parses a Redis URL; throws std::invalid_argument with a readable reason that never
+/// repeats the URL (it may hold a password).
 RedisAddress parse_redis_url(const std::string& url);
+
+/// `url` for messages and logs: a password in it replaced by `***` (the user name kept);
+/// anything else unchanged.
+std::string redacted_redis_url(const std::string& url);
 
 } // namespace jobs

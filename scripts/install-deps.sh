@@ -1,7 +1,12 @@
 #!/usr/bin/env bash
-# Installs every Debian 12 package ingestd needs to build, test and run.
+# Installs the Debian 12 packages ingestd needs.
+#   install-deps.sh        everything: build, run, test, fuzz, benchmark (CI, the image's build stage)
+#   install-deps.sh run    only what building and running the worker needs (scripts/run-worker.sh):
+#                          no test frameworks, browser, clang, prometheus or Node.js
 # Idempotent: packages already present are skipped; safe to run on every build.
 set -euo pipefail
+set_name=${1:-all}
+case "$set_name" in all | run) ;; *) echo "usage: install-deps.sh [all|run]" >&2; exit 2 ;; esac
 
 packages=(
   # toolchain
@@ -17,11 +22,15 @@ packages=(
   libcurl4-openssl-dev libxml2-dev
   # documents: zip, XML/HTML, MIME (extractors/ only)
   libzip-dev libgmime-3.0-dev
+  # a local Redis for scripts/run-worker.sh
+  redis-server redis-tools
+)
+test_packages=(
   # tests, fuzzing, benchmarks (the tests make their images with the vips CLI of libvips-tools
   # and render text for OCR with `vips text`, which needs a font)
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   clang libclang-rt-14-dev clang-format
-  redis-server redis-tools python3 qpdf procps time fonts-dejavu-core
+  python3 qpdf procps time fonts-dejavu-core
   # the object-store tests: curl uploads to s3rver (npm, pinned in tests/s3/package-lock.json)
   curl
   # dashboard test in a real browser; deploy-file checks
@@ -32,6 +41,8 @@ packages=(
   # the README's producer examples (tests/producers_test.py): redis-py; ioredis comes from npm
   python3-redis
 )
+
+[ "$set_name" = run ] || packages+=("${test_packages[@]}")
 
 missing=()
 for p in "${packages[@]}"; do
@@ -52,11 +63,11 @@ install_s3rver() {
   done
 }
 
-# Debian's nodejs and npm, unless a Node.js with npm is already there (e.g. NodeSource's).
-command -v npm >/dev/null 2>&1 || missing+=(nodejs npm)
+# Debian's nodejs and npm (test servers only), unless a Node.js with npm is already there.
+[ "$set_name" = run ] || command -v npm >/dev/null 2>&1 || missing+=(nodejs npm)
 
 if [ ${#missing[@]} -eq 0 ]; then
-  install_s3rver
+  [ "$set_name" = run ] || install_s3rver
   exit 0
 fi
 
@@ -71,4 +82,4 @@ if command -v systemctl >/dev/null 2>&1 && systemctl is-active --quiet redis-ser
   $sudo systemctl stop redis-server || true
   $sudo systemctl disable redis-server || true
 fi
-install_s3rver
+[ "$set_name" = run ] || install_s3rver

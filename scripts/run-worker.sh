@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds, and runs `ingestd worker` in the foreground.
+# Installs what running needs (not the test tools), builds without the tests, and runs
+# `ingestd worker` in the foreground.
 # Without INGEST_REDIS_URL it first starts a private redis-server under ./data/redis on
 # 127.0.0.1:6379 (the default URL), so `ingestd submit` and `status` in another shell find it.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-bash scripts/install-deps.sh
-bash scripts/build.sh
+bash scripts/install-deps.sh run
+bash scripts/build.sh -DINGESTD_TESTS=OFF -DINGESTD_BENCH=OFF
 if [ -z "${INGEST_REDIS_URL:-}" ]; then
   if ! redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1; then
     mkdir -p data/redis

@@ -19,13 +19,56 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "sup
 from polling import FAILURES as failures, check  # noqa: E402
 
 
-def installer_packages(path):
+def installer_packages(path, name="packages"):
+    """The words of the installer's array `name` ("packages": the run set, "test_packages")."""
     text = open(path).read()
-    block = re.search(r"packages=\((.*?)\n\)", text, re.S).group(1)
+    block = re.search(r"^" + name + r"=\((.*?)\n\)", text, re.S | re.M).group(1)
     words = []
     for line in block.splitlines():
         words += line.split("#", 1)[0].split()
     return set(words)
+
+
+def restricted_problems(pod, what):
+    """The rules of the "restricted" Pod Security Standard that `pod` (a pod spec) breaks."""
+    problems = []
+    pod_sc = pod.get("securityContext", {})
+    allowed_volumes = {"configMap", "csi", "downwardAPI", "emptyDir", "ephemeral", "persistentVolumeClaim",
+                       "projected", "secret", "name"}
+    for v in pod.get("volumes", []):
+        if set(v) - allowed_volumes:
+            problems.append(f"{what}: volume {v['name']} of a type the profile forbids")
+    if pod.get("hostNetwork") or pod.get("hostPID") or pod.get("hostIPC"):
+        problems.append(f"{what}: host namespaces")
+    for c in pod.get("containers", []) + pod.get("initContainers", []):
+        sc = c.get("securityContext", {})
+        name = f"{what} container {c['name']}"
+        if sc.get("allowPrivilegeEscalation") is not False:
+            problems.append(f"{name}: allowPrivilegeEscalation is not false")
+        if "ALL" not in sc.get("capabilities", {}).get("drop", []) or sc.get("capabilities", {}).get("add"):
+            problems.append(f"{name}: capabilities not dropped (ALL)")
+        if sc.get("privileged"):
+            problems.append(f"{name}: privileged")
+        if sc.get("runAsNonRoot", pod_sc.get("runAsNonRoot")) is not True:
+            problems.append(f"{name}: runAsNonRoot is not true")
+        if sc.get("runAsUser", pod_sc.get("runAsUser", 1)) == 0:
+            problems.append(f"{name}: runAsUser 0")
+        seccomp = sc.get("seccompProfile", pod_sc.get("seccompProfile", {})).get("type")
+        if seccomp not in ("RuntimeDefault", "Localhost"):
+            problems.append(f"{name}: seccompProfile {seccomp}, not RuntimeDefault")
+        if sc.get("readOnlyRootFilesystem") is not True:
+            problems.append(f"{name}: the root filesystem is writable")
+        if c.get("ports") and any(p.get("hostPort") for p in c["ports"]):
+            problems.append(f"{name}: hostPort")
+    return problems
+
+
+def quantity_mib(q):
+    units = {"Ki": 1 / 1024, "Mi": 1, "Gi": 1024, "Ti": 1024 * 1024}
+    for u, f in units.items():
+        if str(q).endswith(u):
+            return float(str(q)[:-2]) * f
+    return float(q) / (1 << 20)
 
 
 def dockerfile_stages(path):
@@ -113,7 +156,20 @@ def main():
     runtime_pkgs = apt_packages(runtime_runs)
     check(not any(p.endswith("-dev") for p in runtime_pkgs), "runtime stage has no -dev packages")
     check("--no-install-recommends" in runtime_runs, "runtime stage installs without recommends")
-    installer = installer_packages(f"{src}/scripts/install-deps.sh")
+    installer = installer_packages(f"{src}/scripts/install-deps.sh") | installer_packages(
+        f"{src}/scripts/install-deps.sh", "test_packages")
+    run_set = installer_packages(f"{src}/scripts/install-deps.sh")
+    for tool in ("chromium", "clang", "prometheus", "libgtest-dev", "python3-selenium", "qpdf"):
+        check(tool not in run_set, f"the installer's run set leaves out the test tool {tool}")
+    run_worker = open(f"{src}/scripts/run-worker.sh").read()
+    check(re.search(r"install-deps\.sh run\b", run_worker) is not None,
+          "scripts/run-worker.sh installs only the run set")
+    check(not any(p in runtime_pkgs for p in ("chromium", "clang", "prometheus", "redis-server", "qpdf")),
+          "the runtime image has no test tools")
+    ignored = {l.strip().strip("/") for l in open(f"{src}/.dockerignore").read().splitlines()
+               if l.strip() and not l.startswith("#")}
+    for path in (".git", "build", "data", "tests/s3/node_modules"):
+        check(path in ignored, f".dockerignore keeps {path} out of the build context")
     for data in ("tesseract-ocr-eng", "tesseract-ocr-osd"):
         check(data in installer and data in runtime_pkgs, f"{data} in the installer and the runtime image")
     closure = package_closure(runtime_pkgs | {"libc6", "libstdc++6", "libgcc-s1"})
@@ -187,12 +243,34 @@ def main():
     check(meta.get("stream") == stream and meta.get("consumerGroup") == group, "KEDA: same stream and group")
     addr_env = meta.get("addressFromEnv")
     check(addr_env is None or addr_env in env, f"KEDA: addressFromEnv {addr_env} is set in the container")
+    for problem in restricted_problems(pod, "Deployment"):
+        check(False, "k8s restricted profile: " + problem)
+    scratch = {m["mountPath"]: m["name"] for m in c.get("volumeMounts", [])}.get("/tmp")
+    check(scratch is not None and any(v["name"] == scratch and "emptyDir" in v for v in pod["volumes"]),
+          "k8s: an emptyDir at /tmp for scratch (the root filesystem is read-only)")
+    concurrency = int(env.get("INGEST_CONCURRENCY", {}).get("value", 2))
+    job_mb = int(env.get("INGEST_JOB_MEMORY_MB", {}).get("value", 1024))
+    need_mib = concurrency * (job_mb + 256) + 256
+    limit = c.get("resources", {}).get("limits", {}).get("memory", "0")
+    check(quantity_mib(limit) >= need_mib,
+          f"k8s: memory limit {limit} holds {concurrency} helpers of {job_mb}+256 MiB and the worker ({need_mib} MiB)")
+    job_timeout = int(env.get("INGEST_JOB_TIMEOUT_S", {}).get("value", 600))
+    text = open(f"{src}/docker/k8s/deployment.yaml").read()
+    check("INGEST_JOB_TIMEOUT_S" in text and "handed back" in text,
+          f"k8s: the grace ({grace} s) is documented against INGEST_JOB_TIMEOUT_S ({job_timeout} s)")
+    pdb = next((d for d in docs if d["kind"] == "PodDisruptionBudget"), None)
+    check(pdb is not None and pdb["spec"]["selector"]["matchLabels"] == dep["spec"]["selector"]["matchLabels"]
+          and ("maxUnavailable" in pdb["spec"] or "minAvailable" in pdb["spec"]),
+          "k8s: a PodDisruptionBudget for the workers")
     gc = yaml.safe_load(open(f"{src}/docker/k8s/gc-cronjob.yaml"))
     gc_pod = gc["spec"]["jobTemplate"]["spec"]["template"]["spec"]
     gc_args = gc_pod["containers"][0]["args"]
     check(gc["kind"] == "CronJob" and gc_args[:2] == ["gc", "--grace"] and int(gc_args[2]) > 0,
           "k8s: a CronJob runs ingestd gc with a grace")
-    check(gc_pod["volumes"] == pod["volumes"], "k8s: gc sees the workers' storage volume")
+    files_volume = [v for v in pod["volumes"] if v["name"] == "files"]
+    check(gc_pod["volumes"] == files_volume, "k8s: gc sees the workers' storage volume")
+    for problem in restricted_problems(gc_pod, "CronJob"):
+        check(False, "k8s restricted profile: " + problem)
 
     if failures:
         print(f"{len(failures)} deploy-file checks failed", file=sys.stderr)

@@ -134,6 +134,35 @@ TEST_F(DeliveryTest, SigtermFinishesInFlightJobsAndExitsZero) {
     expect_all_done_once(ids, f);
 }
 
+// SIGTERM with jobs that cannot finish within INGEST_SHUTDOWN_GRACE_S: at the end of the
+// grace their entries are handed back (claimable at once), so the next worker starts them
+// at once although the claim timeout is a minute; each is still committed once.
+TEST_F(DeliveryTest, SigtermPastTheGraceHandsLongJobsBackAtOnce) {
+    put_slow_pdf("long.pdf", 6);
+    const std::vector<std::string> ids = {"long0", "long1"};
+    for (const auto& id : ids) {
+        fx.put_copy(id + ".pdf", fx.store() / "long.pdf");
+        fx.submit(id, id + ".pdf");
+    }
+    const std::map<std::string, std::string> env = {{"INGEST_CLAIM_IDLE_MS", "60000"},
+                                                    {"INGEST_SHUTDOWN_GRACE_S", "1"}};
+    WorkerProcess& a = fx.start("a", env);
+    ASSERT_TRUE(eventually(
+        60s, [&] { return meta("long0", "status") == "processing" && meta("long1", "status") == "processing"; }));
+    a.signal(SIGTERM);
+    EXPECT_EQ(a.wait(20s), 0);
+    EXPECT_NE(fx.log_of("a").find("entries handed back"), std::string::npos) << fx.log_of("a");
+    const auto t0 = Clock::now();
+    fx.start("b", env);
+    ASSERT_TRUE(eventually(30s, [&] { return meta("long0", "worker") == "b" && meta("long1", "worker") == "b"; }));
+    const double took = std::chrono::duration<double>(Clock::now() - t0).count();
+    std::cout << "the next worker started both abandoned jobs " << took << " s after it started\n";
+    EXPECT_LT(took, 5.0) << "not handed back: the claim timeout is 60 s";
+    ASSERT_TRUE(eventually(240s, [&] { return fx.all_final(ids); }));
+    Figures f = figures(ids, 0);
+    expect_all_done_once(ids, f);
+}
+
 // A second signal ends the worker at once; its job stays pending for another worker.
 TEST_F(DeliveryTest, SecondSignalExitsAtOnceLeavingTheEntryPending) {
     put_slow_pdf("slow.pdf", 4);

@@ -348,6 +348,7 @@ TEST(HelperSandbox, NoNetworkAndNoWritesOutsideItsFolder) {
     EXPECT_FALSE(fs::exists(outside));
     EXPECT_EQ(j.value("write_inside", ""), "ok") << out;
     EXPECT_EQ(j.value("read_system", ""), "ok") << out;
+    EXPECT_EQ(j.value("read_etc_passwd", "").rfind("denied", 0), 0u) << out;
     EXPECT_EQ(j.value("signal_parent", "").rfind("denied", 0), 0u) << out;
 #ifndef INGESTD_SANITIZE
     EXPECT_EQ(j.value("fork", "").rfind("denied", 0), 0u) << out;

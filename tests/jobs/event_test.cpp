@@ -113,6 +113,20 @@ TEST(Event, DeleteNeedsOnlyTheFileId) {
     EXPECT_EQ(d.verdict, jobs::ParsedEntry::Verdict::dead_letter);
 }
 
+TEST(Event, TextFieldsAreCappedAndUnknownFieldsIgnored) {
+    const std::string at_cap(jobs::k_max_text_field_bytes, 'a'), over(jobs::k_max_text_field_bytes + 1, 'a');
+    for (const char* field : {"name", "owner", "content_type"}) {
+        auto p = parse({{"file_id", "f"}, {"storage_key", "k"}, {field, at_cap}});
+        EXPECT_EQ(p.verdict, Verdict::ok) << field;
+        p = parse({{"file_id", "f"}, {"storage_key", "k"}, {field, over}});
+        EXPECT_EQ(p.verdict, Verdict::invalid_event) << field;
+        EXPECT_NE(p.reason.find(std::string("The ") + field + " field"), std::string::npos) << p.reason;
+        EXPECT_TRUE(p.event.name.empty() && p.event.owner.empty() && p.event.declared_content_type.empty());
+    }
+    auto p = parse({{"file_id", "f"}, {"storage_key", "k"}, {"note", std::string(1 << 20, 'x')}});
+    EXPECT_EQ(p.verdict, Verdict::ok);
+}
+
 TEST(Event, StepsList) {
     auto p = parse({{"file_id", "f"}, {"storage_key", "k"}, {"steps", "thumbnails, text"}});
     ASSERT_EQ(p.verdict, Verdict::ok);

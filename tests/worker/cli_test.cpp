@@ -52,6 +52,27 @@ TEST(Cli, UsageAndConfigErrorsExit2WithOneLine) {
 
 // ingestd alone, without ingestd-helper beside it: worker and process refuse to start
 // (exit 2, naming the missing file) instead of failing every file as `crashed`.
+TEST(Cli, ARedisPasswordNeverAppearsInOutput) {
+    int st = -1;
+    // Unreachable, unresolvable and unparsable URLs: the password is in none of the messages.
+    for (const char* url : {"redis://user:s3kr1tpw@127.0.0.1:1/0", "redis://user:s3kr1tpw@bad host/0",
+                            "redis://:s3kr1tpw@127.0.0.1:99999/0", "rediss-x://user:s3kr1tpw@h/0"}) {
+        const std::string out = run_ingestd("status x 2>&1", {{"INGEST_REDIS_URL", url}}, &st);
+        EXPECT_NE(st, 0) << url;
+        EXPECT_FALSE(out.empty()) << url;
+        EXPECT_EQ(out.find("s3kr1tpw"), std::string::npos) << out;
+        EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
+    }
+    const std::string tls = run_ingestd("status x 2>&1", {{"INGEST_REDIS_URL", "rediss://u:s3kr1tpw@h/0"}}, &st);
+    EXPECT_EQ(st, 2);
+    EXPECT_NE(tls.find("rediss:// is not supported"), std::string::npos) << tls;
+    EXPECT_EQ(tls.find("s3kr1tpw"), std::string::npos) << tls;
+    EXPECT_EQ(jobs::redacted_redis_url("redis://user:pw@h:1/0"), "redis://user:***@h:1/0");
+    EXPECT_EQ(jobs::redacted_redis_url("redis://pw@h"), "redis://***@h");
+    EXPECT_EQ(jobs::redacted_redis_url("redis://h:1/0"), "redis://h:1/0");
+    EXPECT_EQ(jobs::redacted_redis_url("unix:///run/r.sock"), "unix:///run/r.sock");
+}
+
 TEST(Cli, WorkerAndProcessNeedTheHelperBesideThem) {
     TempDir d;
     const auto solo = d.path() / "ingestd";

@@ -127,25 +127,33 @@ TEST_F(JobRunnerStages, MissingInputFailsStorageMissing) {
 
 // Each row: the store's failures before it answers, whether they are permanent, and what
 // the job ends with after how many opens (the first try and at most three retries).
+// Transient errors are retried while the job's budget lasts, then the entry is handed back
+// (still pending, idle past any claim timeout), never failed; a permanent error fails at once.
 TEST_F(JobRunnerStages, StorageErrorsAreRetriedOnlyWhileTransient) {
+    config.job_timeout_s = 1;
     struct Case {
         int failures;
         bool permanent;
         const char* status;
         const char* error_code;
-        std::size_t opens;
+        long long pending;
     };
-    for (const Case& c : {Case{2, false, "done", "", 3}, Case{100, false, "failed", "storage_error", 4},
-                          Case{1, true, "failed", "storage_error", 1}}) {
+    for (const Case& c : {Case{2, false, "done", "", 0}, Case{1000, false, "processing", "", 1},
+                          Case{1, true, "failed", "storage_error", 0}}) {
         SCOPED_TRACE(testing::Message() << c.failures << " failures, permanent " << c.permanent);
+        redis.command({"DEL", "ingest:uploads", "ingest:file:f1"});
         store.clear_records();
         store.put("k", "some bytes");
         store.fail_next(c.failures, c.permanent);
         run(deliver({"file_id", "f1", "storage_key", "k"}));
         EXPECT_EQ(meta("status"), c.status);
         EXPECT_EQ(meta("error_code"), c.error_code);
-        EXPECT_EQ(store.opened().size(), c.opens);
-        EXPECT_EQ(pending(), 0);
+        EXPECT_EQ(pending(), c.pending);
+        if (c.pending == 1) {
+            const jobs::Reply p = redis.command({"XPENDING", "ingest:uploads", "ingestd", "-", "+", "1"});
+            EXPECT_GT(p.elements.at(0).elements.at(2).integer, 3600LL * 1000) << "not handed back";
+            EXPECT_TRUE(counted("released", "unknown"));
+        }
     }
 }
 

@@ -1,3 +1,4 @@
+#include "core/file_error.hpp"
 #include "tests/support/corpus.hpp"
 #include "tests/support/generated_file.hpp"
 #include "tests/support/pdf_builder.hpp"
@@ -150,6 +151,32 @@ TEST(Pipeline, FileFailureClearsResults) {
     bool clears_text = false;
     for (auto& c : r.clear) clears_text = clears_text || c == "extracted_text";
     EXPECT_TRUE(clears_text);
+}
+
+} // namespace
+
+namespace {
+
+// A file whose size differs from the one seen at open (truncated or grown while it was read)
+// is a transient storage error, never a record with the old size and neither version's hash.
+TEST(Pipeline, SizeChangedDuringTheReadIsTransient) {
+    TempDir dir;
+    const auto path = dir.path() / "f.txt";
+    testsupport::write_file(path, "twelve bytes");
+    const int fd = ::open(path.c_str(), O_RDONLY);
+    ASSERT_GE(fd, 0);
+    for (const std::uint64_t size_at_open : {std::uint64_t{20}, std::uint64_t{5}}) {
+        try {
+            worker::hash_and_check(fd, size_at_open, JobSpec{});
+            ADD_FAILURE() << "no error for a size of " << size_at_open << " at open";
+        } catch (const core::FileError& e) {
+            EXPECT_EQ(e.code(), core::ErrorCode::storage_error);
+            EXPECT_TRUE(e.transient());
+            EXPECT_NE(std::string(e.what()).find("changed while it was read"), std::string::npos) << e.what();
+        }
+    }
+    EXPECT_EQ(worker::hash_and_check(fd, 12, JobSpec{}).size(), 64u);
+    ::close(fd);
 }
 
 } // namespace

@@ -158,7 +158,8 @@ int run_command(const Registered& command, const std::map<std::string, std::stri
     try {
         return command.action(config);
     } catch (const jobs::RedisIoError& e) {
-        std::cerr << "ingestd: " << e.what() << " (INGEST_REDIS_URL=" << config.redis_url << ")\n";
+        std::cerr << "ingestd: " << e.what() << " (INGEST_REDIS_URL=" << jobs::redacted_redis_url(config.redis_url)
+                  << ")\n";
         return k_exit_failed;
     }
 }

@@ -128,8 +128,9 @@ void load_names(const Source& source, Config& c) {
         try {
             jobs::parse_redis_url(*v);
         } catch (const std::invalid_argument& e) {
-            throw bad("INGEST_REDIS_URL",
-                      std::string("redis://[:password@]host:port/db or unix:///path (") + e.what() + ")", *v);
+            throw ConfigError("invalid INGEST_REDIS_URL: " + std::string(e.what()) +
+                              "; expected redis://[user:password@]host[:port][/db] or unix:///path[?db=N], got " +
+                              quoted(jobs::redacted_redis_url(*v)));
         }
         c.redis_url = *v;
         c.redis_url_given = true;

@@ -52,6 +52,19 @@ void run_job_thread(Daemon& daemon, HelperPool& helpers) {
     }
 }
 
+// Makes the entries still in flight claimable at once (fenced: only those still this
+// worker's), instead of leaving them to the claim timeout.
+void hand_back(Daemon& daemon) {
+    try {
+        jobs::Redis redis(jobs::parse_redis_url(daemon.config.redis_url), std::chrono::milliseconds(2000));
+        const std::vector<std::string> ids = daemon.slots.owned();
+        const std::vector<std::string> lost = daemon.queue.release(redis, ids);
+        log::info("entries handed back", {{"released", std::to_string(ids.size() - lost.size())}});
+    } catch (const std::exception& e) {
+        log::warn(std::string("hand-back failed; the claim timeout releases the entries: ") + e.what());
+    }
+}
+
 // After the drain: stops the dispatcher and the lease keeper, then waits for the job
 // threads, unless some are still running past the grace.
 int finish(Daemon& daemon, std::atomic<bool>& lease_stop, std::thread& dispatcher, std::thread& lease,
@@ -61,8 +74,9 @@ int finish(Daemon& daemon, std::atomic<bool>& lease_stop, std::thread& dispatche
     dispatcher.join();
     lease.join();
     if (left > 0) {
-        // Jobs still running past the grace: leave them pending for another worker.
-        log::warn("grace period over; abandoning jobs in flight", {{"in_flight", std::to_string(left)}});
+        // Jobs still running past the grace: hand them back for another worker at once.
+        log::warn("grace period over; handing back jobs in flight", {{"in_flight", std::to_string(left)}});
+        hand_back(daemon);
         spdlog::default_logger()->flush();
         ::_exit(0);
     }

@@ -9,18 +9,13 @@
 #include "worker/config/log.hpp"
 #include "worker/daemon/dedup.hpp"
 #include "worker/daemon/job_outcome.hpp"
+#include "worker/daemon/job_state.hpp"
 #include "worker/http/metrics.hpp"
 
 #include <thread>
 
 namespace worker {
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point t) {
-    return std::chrono::duration<double>(Clock::now() - t).count();
-}
 
 std::string ms_since(Clock::time_point t) {
     return std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t).count());
@@ -34,26 +29,6 @@ std::string kind_label(const PipelineResult& result) {
 }
 
 } // namespace
-
-struct JobRunner::Job {
-    // Members initialise in this order: the clock starts before the entry is parsed.
-    Job(const jobs::Delivery& d, const std::function<bool()>& lost)
-        : delivery(d), lease_lost(lost), parsed(jobs::parse_event(d.entry_id, d.fields)) {}
-
-    const jobs::Delivery& delivery;
-    const std::function<bool()>& lease_lost;
-    const Clock::time_point started = Clock::now();
-    const std::string started_at = jobs::utc_now_rfc3339();
-    const jobs::ParsedEntry parsed;
-    Fields common;           // bookkeeping and event fields, in the processing write and the commit
-    PipelineResult result;   // what the file's processing (or reuse) produced
-    std::uint64_t size = 0;  // the input's size, once opened
-    std::string reused_from; // the file whose result was reused, if any
-
-    const jobs::Event& event() const { return parsed.event; }
-    const std::string& file_id() const { return parsed.event.file_id; }
-    const std::string& entry_id() const { return delivery.entry_id; }
-};
 
 JobRunner::JobRunner(const Config& config, const jobs::Queue& queue, const Store& storage, Metrics& metrics,
                      const std::atomic<bool>& stopping, Analyse analyse)
@@ -251,46 +226,6 @@ bool JobRunner::produce(Job& job) {
     }
     options.deadline = job.started + std::chrono::seconds(m_config.job_timeout_s);
     return with_storage_retry(job, [&] { return process_input(job, spec, options); });
-}
-
-// Transient storage errors are retried a few times; a permanent one, or the last, becomes
-// the file's failure.
-bool JobRunner::with_storage_retry(Job& job, const std::function<bool()>& attempt) {
-    core::Backoff backoff(std::chrono::milliseconds(50), std::chrono::milliseconds(2000));
-    for (int tries = 0;; ++tries) {
-        try {
-            return attempt();
-        } catch (const core::FileError& e) {
-            if (e.transient() && tries < 3 && !m_stopping) {
-                auto wait = backoff.next();
-                log::warn("storage error, retrying", {{"file_id", job.file_id()}, {"error", e.what()}});
-                std::this_thread::sleep_for(wait);
-                continue;
-            }
-            job.result = file_failure(e.code(), e.what());
-            return true;
-        }
-    }
-}
-
-// Reads and hashes the input, then reuses a finished result for identical bytes or
-// analyses it and writes its outputs. Throws core::FileError.
-bool JobRunner::process_input(Job& job, const JobSpec& spec, const PipelineOptions& options) {
-    auto t0 = Clock::now();
-    Store::Input in = m_storage.open_input(job.event().storage_key, m_config.max_file_bytes);
-    job.size = in.size;
-    std::string hash = hash_and_check(in.fd.get(), in.size, spec, in.sha256_hex);
-    m_metrics.bytes_hashed += static_cast<long long>(in.size);
-    m_metrics.stage("hash", seconds_since(t0));
-    if (m_config.reuse && in.size >= k_dedup_min_bytes && reuse(job, hash, spec)) return true;
-    auto t1 = Clock::now();
-    job.result = m_analyse(in.fd.get(), in.size, hash, spec, options);
-    m_metrics.stage("analyse", seconds_since(t1));
-    if (abandoned(job, "analyse")) return false;
-    for (const auto& out : job.result.outputs) {
-        m_storage.write(out.key, out.bytes);
-    }
-    return true;
 }
 
 bool JobRunner::reuse(Job& job, const std::string& hash, const JobSpec& spec) {

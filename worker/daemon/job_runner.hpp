@@ -47,6 +47,7 @@ private:
     bool produce(Job& job);
     std::string job_version(const Job& job) const;
     bool with_storage_retry(Job& job, const std::function<bool()>& attempt);
+    void hand_back(const Job& job, const std::string& why);
     bool process_input(Job& job, const JobSpec& spec, const PipelineOptions& options);
     bool reuse(Job& job, const std::string& hash, const JobSpec& spec);
     Fields final_fields(Job& job) const;

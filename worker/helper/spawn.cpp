@@ -1,5 +1,7 @@
 #include "worker/helper/spawn.hpp"
 
+#include "worker/helper/output_pump.hpp"
+
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -54,11 +56,13 @@ struct SpawnAttributes {
     posix_spawn_file_actions_t actions;
     posix_spawnattr_t attr;
 
-    explicit SpawnAttributes(int channel) {
+    SpawnAttributes(int channel, int output) {
         ::posix_spawn_file_actions_init(&actions);
         ::posix_spawnattr_init(&attr);
         ::posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-        ::posix_spawn_file_actions_adddup2(&actions, 2, 1); // never the worker's stdout (JSON output)
+        // stdout and stderr to the pipe the worker reads: never the worker's own streams.
+        ::posix_spawn_file_actions_adddup2(&actions, output, 1);
+        ::posix_spawn_file_actions_adddup2(&actions, output, 2);
         ::posix_spawn_file_actions_adddup2(&actions, channel, 3);
         ::posix_spawn_file_actions_addclosefrom_np(&actions, 4);
         sigset_t none, defaults;
@@ -93,11 +97,18 @@ SpawnedHelper spawn_helper(const HelperSettings& settings, const std::filesystem
     const core::Fd theirs(::fcntl(original.get(), F_DUPFD_CLOEXEC, 10));
     if (!theirs) throw std::runtime_error(std::string("fcntl: ") + std::strerror(errno));
 
+    int p[2];
+    if (::pipe2(p, O_CLOEXEC) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+    core::Fd output_read(p[0]);
+    const core::Fd output_write_original(p[1]);
+    const core::Fd output_write(::fcntl(output_write_original.get(), F_DUPFD_CLOEXEC, 10));
+    if (!output_write) throw std::runtime_error(std::string("fcntl: ") + std::strerror(errno));
+
     std::vector<std::string> args = helper_arguments(settings, scratch);
     std::vector<std::string> env = helper_environment(scratch);
     const std::vector<char*> argv = c_strings(args);
     const std::vector<char*> envp = c_strings(env);
-    SpawnAttributes spawn(theirs.get());
+    SpawnAttributes spawn(theirs.get(), output_write.get());
     SpawnedHelper out;
     const int rc =
         ::posix_spawn(&out.pid, settings.binary.c_str(), &spawn.actions, &spawn.attr, argv.data(), envp.data());
@@ -105,6 +116,7 @@ SpawnedHelper spawn_helper(const HelperSettings& settings, const std::filesystem
         throw std::runtime_error("cannot start the parser helper " + settings.binary + ": " + std::strerror(rc));
     ::fcntl(mine.get(), F_SETFL, ::fcntl(mine.get(), F_GETFL) | O_NONBLOCK);
     out.channel = std::move(mine);
+    pump_helper_output(std::move(output_read), out.pid);
     return out;
 }
 

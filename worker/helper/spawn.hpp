@@ -16,7 +16,8 @@ struct SpawnedHelper {
 };
 
 /// Starts `settings.binary helper …` with `scratch` as its only writable folder, a clean
-/// environment, the channel on descriptor 3, stdout on stderr, default signals and its own
+/// environment, the channel on descriptor 3, stdout and stderr on a pipe
+/// whose lines the worker logs as the helper's (pump_helper_output), default signals and its own
 /// process group; does not wait for it to be ready. Throws std::runtime_error when the
 /// socket or the process cannot be made.
 SpawnedHelper spawn_helper(const HelperSettings& settings, const std::filesystem::path& scratch);

@@ -36,12 +36,16 @@ Session::Session(asio::ip::tcp::socket socket, std::shared_ptr<ServerContext> co
 void Session::run() {
     m_parser.emplace();
     m_parser->header_limit(k_header_limit);
+    // The whole request header within the timeout (not per byte: a slow sender is cut off);
+    // the same bound holds for an idle keep-alive connection.
     m_stream.expires_after(k_io_timeout);
+    m_waiting = true;
     beast_http::async_read(m_stream, m_buffer, *m_parser,
                            [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_read(ec); });
 }
 
 void Session::on_read(beast::error_code ec) {
+    m_waiting = false;
     if (ec == beast_http::error::end_of_stream || ec == asio::error::operation_aborted || ec == beast::error::timeout) {
         return close();
     }
@@ -134,6 +138,7 @@ void Session::write(Response response) {
 }
 
 void Session::close() {
+    m_waiting = false;
     beast::error_code ec;
     m_stream.socket().shutdown(asio::ip::tcp::socket::shutdown_both, ec);
 }

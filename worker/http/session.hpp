@@ -27,13 +27,19 @@ public:
     /// Starts reading the first request.
     void run();
 
+    /// Waiting for a request (idle, or its header still arriving): nothing is lost by
+    /// closing it to make room for a new connection.
+    bool waiting_for_request() const { return m_waiting; }
+
+    /// Ends the connection (the pending operation completes with an error).
+    void close();
+
 private:
     void on_read(boost::beast::error_code ec);
     void dispatch(const beast_http::request<beast_http::empty_body>& raw);
     void start_read(ReadHandler handler, Request request);
     void on_answer(std::uint64_t read_id, Response response);
     void write(Response response);
-    void close();
 
     std::shared_ptr<ServerContext> m_context;
     boost::beast::tcp_stream m_stream;
@@ -44,6 +50,7 @@ private:
     bool m_awaiting = false;     ///< a read is out and neither it nor the budget has answered
     std::uint64_t m_read_id = 0; ///< which read the connection awaits (a late one is ignored)
     bool m_head = false;         ///< the request being answered is a HEAD
+    bool m_waiting = false;      ///< reading a request, none being answered
 };
 
 } // namespace worker::http

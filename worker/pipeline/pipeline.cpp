@@ -43,6 +43,13 @@ std::string hash_and_check(int fd, std::uint64_t size, const JobSpec& spec, cons
         throw core::FileError(core::ErrorCode::storage_error,
                               std::string("The stored file cannot be read: ") + e.what() + ".", true);
     }
+    if (h.bytes != size) {
+        // Truncated or grown while it was read: neither version's hash; read it again later.
+        throw core::FileError(core::ErrorCode::storage_error,
+                              "The stored file changed while it was read (" + std::to_string(size) +
+                                  " bytes at open, " + std::to_string(h.bytes) + " read).",
+                              true);
+    }
     if (spec.expected_size && *spec.expected_size != h.bytes) {
         throw core::FileError(core::ErrorCode::size_mismatch, "The file is " + std::to_string(h.bytes) +
                                                                   " bytes but the event declared " +
@@ -53,7 +60,6 @@ std::string hash_and_check(int fd, std::uint64_t size, const JobSpec& spec, cons
                                                                   " but the event declared " + spec.expected_sha256 +
                                                                   ".");
     }
-    (void)size;
     return h.sha256_hex;
 }
 
