@@ -11,15 +11,15 @@ bool g_json = false;
 
 // Fields that hold counts or measures: JSON logs carry them as numbers.
 bool is_number(const std::string& key) {
-    static const char* const k_counts[] = {"attempts", "concurrency", "in_flight", "pid",     "deliveries",
-                                           "count",    "left",        "keys",      "removed", "jobs"};
+    static const char* const k_counts[] = {"attempts", "concurrency", "in_flight", "pid",  "deliveries", "count",
+                                           "left",     "keys",        "removed",   "jobs", "released",   "lines"};
     for (const char* c : k_counts) {
         if (key == c) return true;
     }
     const auto ends_with = [&key](const std::string& suffix) {
         return key.size() > suffix.size() && key.compare(key.size() - suffix.size(), suffix.size(), suffix) == 0;
     };
-    return ends_with("_ms") || ends_with("_bytes") || ends_with("_s");
+    return ends_with("_ms") || ends_with("_bytes") || ends_with("_s") || ends_with("_pid");
 }
 
 } // namespace

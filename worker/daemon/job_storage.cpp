@@ -57,8 +57,8 @@ void JobRunner::hand_back(const Job& job, const std::string& why) {
     try {
         m_queue.release(m_redis, {job.entry_id()});
     } catch (const std::exception& e) {
-        log::warn(std::string("hand-back failed; the claim timeout releases the entry: ") + e.what(),
-                  {{"file_id", job.file_id()}, {"event_id", job.entry_id()}});
+        log::warn("hand-back failed; the claim timeout releases the entry",
+                  {{"file_id", job.file_id()}, {"event_id", job.entry_id()}, {"error", e.what()}});
     }
     log::warn("storage still failing; event handed back for a later delivery",
               {{"file_id", job.file_id()}, {"event_id", job.entry_id()}, {"error", why}});
