@@ -16,6 +16,7 @@ namespace {
 using namespace std::chrono_literals;
 using testsupport::eventually;
 using testsupport::http_get;
+using testsupport::http_raw;
 using testsupport::http_request;
 
 struct FleetHttpTest : ::testing::Test {
@@ -75,6 +76,34 @@ TEST_F(FleetHttpTest, TokenGuardsDashboardV1AndActions) {
     EXPECT_EQ(entries[0]["file_id"], "d1");
     EXPECT_TRUE(eventually(60s, [&] { return fx.is_final("d1"); }));
     EXPECT_EQ(fx.redis().command({"XLEN", "ingest:uploads:dead"}).integer, 0);
+}
+
+// The dead-letter actions take the ids from a JSON body (or a form) as well as the query: only
+// the named letters are touched; an empty list touches none; a body that is not JSON is a 400.
+TEST_F(FleetHttpTest, DeadActionsReadTheFileIdsFromAJsonBody) {
+    ASSERT_NO_FATAL_FAILURE(start({{"INGEST_HTTP_TOKEN", "t0ken"}}));
+    for (const char* id : {"b1", "b2", "b3"}) {
+        fx.redis().command({"XADD", "ingest:uploads:dead", "*", "file_id", id, "storage_key", "x", "dead_reason", "r"});
+    }
+    const auto post = [&](const std::string& type, const std::string& body) {
+        return http_raw(port, "POST /v1/dead/purge HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n" + k_bearer +
+                                  "Content-Type: " + type + "\r\nContent-Length: " + std::to_string(body.size()) +
+                                  "\r\n\r\n" + body);
+    };
+    const auto purged = post("application/json", R"({"file_ids": ["b2"]})");
+    ASSERT_EQ(purged.status, 200) << purged.body;
+    EXPECT_EQ(nlohmann::json::parse(purged.body)["entries"][0]["file_id"], "b2");
+    EXPECT_EQ(fx.redis().command({"XLEN", "ingest:uploads:dead"}).integer, 2);
+    const auto none = post("application/json", R"({"file_ids": []})");
+    ASSERT_EQ(none.status, 200) << none.body;
+    EXPECT_EQ(nlohmann::json::parse(none.body)["count"], 0);
+    EXPECT_EQ(post("application/json", "purge everything").status, 400);
+    EXPECT_EQ(post("application/json", R"({"file_ids": [1]})").status, 400);
+    EXPECT_EQ(fx.redis().command({"XLEN", "ingest:uploads:dead"}).integer, 2);
+    const auto form = post("application/x-www-form-urlencoded", "file_id=b3");
+    ASSERT_EQ(form.status, 200) << form.body;
+    EXPECT_EQ(nlohmann::json::parse(form.body)["entries"][0]["file_id"], "b3");
+    EXPECT_EQ(fx.redis().command({"XLEN", "ingest:uploads:dead"}).integer, 1);
 }
 
 // Without a token the read routes are open and every action is refused with 403.

@@ -27,6 +27,8 @@ struct Request {
     std::string if_none_match;                 ///< the If-None-Match header, or ""
     std::string query;                         ///< the target's query string, without '?'
     bool token_given = false;                  ///< INGEST_HTTP_TOKEN is set and the request carried it
+    std::string content_type;                  ///< the Content-Type header, or ""
+    std::string body;                          ///< the request body (at most 64 KiB), or ""
 };
 
 /// Who may use a route (see access.hpp): anyone; anyone unless INGEST_HTTP_TOKEN is set, then

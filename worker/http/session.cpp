@@ -17,6 +17,7 @@ using beast_http::field;
 namespace {
 
 constexpr std::size_t k_header_limit = 16384;
+constexpr std::size_t k_body_limit = 65536; // an action's list of file ids
 constexpr std::chrono::seconds k_io_timeout{10};
 
 // Runs a read handler on the reader thread; a Redis failure becomes a 503.
@@ -36,6 +37,7 @@ Session::Session(asio::ip::tcp::socket socket, std::shared_ptr<ServerContext> co
 void Session::run() {
     m_parser.emplace();
     m_parser->header_limit(k_header_limit);
+    m_parser->body_limit(k_body_limit);
     // The whole request header within the timeout (not per byte: a slow sender is cut off);
     // the same bound holds for an idle keep-alive connection.
     m_stream.expires_after(k_io_timeout);
@@ -63,7 +65,7 @@ void Session::on_read(beast::error_code ec) {
     dispatch(raw);
 }
 
-void Session::dispatch(const beast_http::request<beast_http::empty_body>& raw) {
+void Session::dispatch(const beast_http::request<beast_http::string_body>& raw) {
     Request request;
     request.method = raw.method();
     const std::string_view target(raw.target().data(), raw.target().size());
@@ -72,6 +74,9 @@ void Session::dispatch(const beast_http::request<beast_http::empty_body>& raw) {
     if (question != std::string_view::npos) request.query = std::string(target.substr(question + 1));
     const auto etag = raw[field::if_none_match];
     request.if_none_match.assign(etag.data(), etag.size());
+    const auto content_type = raw[field::content_type];
+    request.content_type.assign(content_type.data(), content_type.size());
+    request.body = raw.body();
     RouteMatch match = match_route(routes(), request.method, request.path);
     if (match.route == nullptr) return write(std::move(match.refusal));
     const auto authorization = raw[field::authorization];

@@ -6,7 +6,6 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
-#include <boost/beast/http/empty_body.hpp>
 #include <boost/beast/http/message.hpp>
 #include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/string_body.hpp>
@@ -16,7 +15,7 @@
 
 namespace worker::http {
 
-/// One client connection: reads a request at a time (GET and HEAD carry no body), looks it
+/// One client connection: reads a request at a time (a POST action may carry a small body), looks it
 /// up in the route table, answers at once or after the reader thread's read (503 when the
 /// read budget runs out first), and keeps the connection while the client wants it.
 class Session : public std::enable_shared_from_this<Session> {
@@ -36,7 +35,7 @@ public:
 
 private:
     void on_read(boost::beast::error_code ec);
-    void dispatch(const beast_http::request<beast_http::empty_body>& raw);
+    void dispatch(const beast_http::request<beast_http::string_body>& raw);
     void start_read(ReadHandler handler, Request request);
     void on_answer(std::uint64_t read_id, Response response);
     void write(Response response);
@@ -44,7 +43,7 @@ private:
     std::shared_ptr<ServerContext> m_context;
     boost::beast::tcp_stream m_stream;
     boost::beast::flat_buffer m_buffer{16384};
-    std::optional<beast_http::request_parser<beast_http::empty_body>> m_parser;
+    std::optional<beast_http::request_parser<beast_http::string_body>> m_parser;
     beast_http::response<beast_http::string_body> m_res;
     boost::asio::steady_timer m_budget;
     bool m_awaiting = false;     ///< a read is out and neither it nor the budget has answered
