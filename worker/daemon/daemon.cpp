@@ -96,8 +96,7 @@ int run_daemon(const Config& config) {
         store = open_existing_store(config.storage_root);
     } catch (const core::FileError& e) {
         // A missing folder or bucket, refused credentials.
-        std::cerr << "ingestd worker: cannot open the storage (INGEST_STORAGE_ROOT=" << config.storage_root
-                  << "): " << e.what() << "\n";
+        std::cerr << "ingestd worker: " << e.what() << " (INGEST_STORAGE_ROOT)\n";
         return 2;
     }
     const jobs::Queue queue(queue_names(config));
