@@ -2,6 +2,7 @@
 
 #include "extractors/ocr_engine.hpp"
 #include "extractors/pdf_layers.hpp"
+#include "extractors/pdf_pixels.hpp"
 #include "extractors/text_clean.hpp"
 
 #include <algorithm>
@@ -95,8 +96,9 @@ std::unique_ptr<poppler::document> open_document(std::span<const unsigned char> 
 // One extraction's pages, read in order: text layer, then OCR where the mode asks for it.
 class PageReader {
 public:
-    PageReader(poppler::document& doc, std::vector<LayerPage> layers, const TextOptions& options)
-        : m_doc(doc), m_layers(std::move(layers)), m_options(options), m_page_count(doc.pages()) {}
+    PageReader(poppler::document& doc, std::span<const unsigned char> bytes, std::vector<LayerPage> layers,
+               const TextOptions& options)
+        : m_doc(doc), m_bytes(bytes), m_layers(std::move(layers)), m_options(options), m_page_count(doc.pages()) {}
 
     // Reads page `i` into the text; a failure (the deadline) stops the reading.
     std::optional<StepError> read(int i) {
@@ -114,7 +116,7 @@ public:
                               (mode == OcrMode::force || (mode == OcrMode::automatic && !has_text));
         if (want_ocr && !page) page.reset(m_doc.create_page(i));
         bool timed_out = false;
-        if (want_ocr && page) {
+        if (want_ocr && page && within_budget(i)) {
             timed_out = ocr(*page, text);
             m_ocr_text = m_ocr_text || has_letter_or_digit(text);
         } else {
@@ -134,6 +136,8 @@ public:
 
     // The figures of the pages read so far into `result`.
     void finish(TextResult& result) {
+        // A page over the pixel budget fails the step, but only after every other page was read.
+        if (!result.error) result.error = m_pixel_error;
         result.text = clean_text(m_text);
         result.page_count = m_page_count;
         if (m_pages_done < m_page_count) result.pages_read = m_pages_done;
@@ -163,6 +167,19 @@ private:
         return page ? page_text(*page) : std::string();
     }
 
+    // True when page `i` may be rendered for OCR: its images are within INGEST_MAX_PIXELS.
+    // Otherwise the first such page's too_many_pixels is kept for the step, and the page keeps
+    // its (empty) text layer. The budget's document is opened for the first page OCR'd.
+    bool within_budget(int i) {
+        if (!m_budget) m_budget = std::make_unique<PdfPixelBudget>(m_bytes);
+        std::optional<StepError> refused =
+            m_budget->check_page(i, m_options.max_pixels, m_options.deadline,
+                                 "Page " + std::to_string(i + 1) + " of " + std::to_string(m_page_count));
+        if (!refused) return true;
+        if (!m_pixel_error) m_pixel_error = std::move(refused);
+        return false;
+    }
+
     // OCR of `page` into `text`; true when the deadline cut it short.
     bool ocr(const poppler::page& page, std::string& text) {
         int dpi = 0;
@@ -180,6 +197,9 @@ private:
     }
 
     poppler::document& m_doc;
+    std::span<const unsigned char> m_bytes;
+    std::unique_ptr<PdfPixelBudget> m_budget; // opened for the first page OCR'd
+    std::optional<StepError> m_pixel_error;   // the first page over the pixel budget
     std::vector<LayerPage> m_layers; // read ahead by threads, or empty
     const TextOptions& m_options;
     const int m_page_count;
@@ -206,7 +226,7 @@ TextResult extract_pdf_text(std::span<const unsigned char> bytes, const TextOpti
     if (threads > 1 && to_read >= k_min_pages_for_threads) {
         layers = read_layers(*doc, bytes, to_read, threads, options.deadline);
     }
-    PageReader reader(*doc, std::move(layers), options);
+    PageReader reader(*doc, bytes, std::move(layers), options);
     for (int i = 0; i < to_read && !result.error; ++i) {
         result.error = reader.read(i);
     }

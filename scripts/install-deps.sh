@@ -14,7 +14,7 @@ packages=(
   # libraries
   libboost-dev libboost-system-dev libhiredis-dev
   libtesseract-dev libleptonica-dev tesseract-ocr tesseract-ocr-eng tesseract-ocr-osd tesseract-ocr-deu
-  libpoppler-cpp-dev poppler-utils
+  libpoppler-cpp-dev libpoppler-private-dev poppler-utils
   libvips-dev libvips-tools libwebp-dev
   libspdlog-dev libfmt-dev libssl-dev libmagic-dev libgoogle-perftools-dev
   nlohmann-json3-dev libcli11-dev libseccomp-dev
@@ -31,6 +31,8 @@ test_packages=(
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   clang libclang-rt-14-dev clang-format
   python3 qpdf procps time fonts-dejavu-core
+  # tests write FlateDecode streams (tests/support/pdf_builder.cpp)
+  zlib1g-dev
   # the object-store tests: curl uploads to s3rver (npm, pinned in tests/s3/package-lock.json)
   curl
   # dashboard test in a real browser; deploy-file checks

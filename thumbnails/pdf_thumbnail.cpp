@@ -1,5 +1,6 @@
 #include "thumbnails/pdf_thumbnail.hpp"
 
+#include "extractors/pdf_pixels.hpp"
 #include "thumbnails/render_guard.hpp"
 #include "thumbnails/webp_encoder.hpp"
 
@@ -101,6 +102,11 @@ Result render_pdf_unchecked(std::span<const unsigned char> bytes, const Options&
     if (expected_pixels > static_cast<double>(options.max_pixels)) {
         return failure(core::ErrorCode::too_many_pixels,
                        "The first page of the PDF would render above the pixel limit.");
+    }
+    // Poppler decodes every image whole whatever the DPI: the images are counted first.
+    extractors::PdfPixelBudget budget(bytes);
+    if (auto refused = budget.check_page(0, options.max_pixels, options.deadline, "The first page of the PDF")) {
+        return failure(refused->code, std::move(refused->message));
     }
     if (expired(options)) {
         return timed_out();

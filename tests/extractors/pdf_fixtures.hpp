@@ -101,6 +101,13 @@ public:
                  "/Im0 " + ref(image));
     }
 
+    /// Adds a page without text that draws a `width` x `height` grey image of compressed zeros
+    /// over the whole page (testsupport::zero_image).
+    void add_zero_image_page(int width, int height) {
+        const auto [entries, data] = testsupport::zero_image(width, height);
+        add_page("q 612 0 0 792 0 0 cm /Im0 Do Q", "/Im0 " + ref(m_pdf.add_stream(entries, data)));
+    }
+
     /// The whole file.
     std::string finish() {
         std::string kids;

@@ -1,11 +1,15 @@
 // Documents through the real sandboxed helper (`ingestd process`, seccomp and Landlock on):
 // a DOCX, an XLSX, an e-mail, RTF and HTML give their text, a zip bomb ends
-// too_large_unpacked, and a DOCX's embedded preview becomes its thumbnails.
+// too_large_unpacked, a DOCX's embedded preview becomes its thumbnails, and a PDF page over the
+// pixel budget ends too_many_pixels at once.
 #include "tests/support/corpus.hpp"
 #include "tests/support/document_builder.hpp"
 #include "tests/support/generated_file.hpp"
+#include "tests/support/pdf_builder.hpp"
 #include "tests/support/worker_process.hpp"
 
+#include <chrono>
+#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -66,6 +70,24 @@ TEST(DocumentProcess, EmbeddedPreviewBecomesTheThumbnail) {
     ASSERT_EQ(lines.size(), 1u);
     EXPECT_EQ(lines[0].value("thumbnail_status", ""), "done") << lines[0].dump();
     EXPECT_EQ(lines[0].value("extracted_text", ""), "Hi\nPage header\nPage footer");
+}
+
+// Issue 18's PDF through the sandboxed helper: a 1 MiB page drawing a 32768² image of
+// compressed zeros ends too_many_pixels for text (OCR) and thumbnails in under 5 s, not after
+// a minute of rendering.
+TEST(DocumentProcess, PixelBombPdfEndsTooManyPixelsInUnderFiveSeconds) {
+    TempDir dir;
+    testsupport::write_file(dir.path() / "bomb.pdf", testsupport::zero_image_pdf(32768, 32768));
+    const auto start = std::chrono::steady_clock::now();
+    const auto lines = process(dir, {"bomb.pdf"});
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    ASSERT_EQ(lines.size(), 1u);
+    EXPECT_EQ(lines[0].value("status", ""), "done") << lines[0].dump();
+    EXPECT_EQ(lines[0].value("extraction_error_code", ""), "too_many_pixels") << lines[0].dump();
+    EXPECT_EQ(lines[0].value("thumbnail_error_code", ""), "too_many_pixels") << lines[0].dump();
+    EXPECT_EQ(lines[0].value("error_code", ""), "too_many_pixels");
+    EXPECT_LT(seconds, 5.0);
+    std::printf("[ figures  ] ingestd process on the 32768^2 zero-image PDF: %.2f s\n", seconds);
 }
 
 TEST(DocumentProcess, OutputEscapesUnicodeLineSeparators) {

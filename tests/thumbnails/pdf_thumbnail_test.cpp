@@ -90,6 +90,24 @@ TEST_F(ThumbnailerTest, PdfPageAbovePixelLimitIsTooManyPixels) {
     EXPECT_EQ(pdf.error->code, core::ErrorCode::too_many_pixels);
 }
 
+// A 1 MiB page drawing a 32768² image of compressed zeros: Poppler would decode the gigapixel
+// (half a minute) whatever the thumbnail's size; the image is counted first and refused.
+TEST_F(ThumbnailerTest, PdfPageDrawingAGigapixelImageFailsFast) {
+    const std::string pdf = testsupport::zero_image_pdf(32768, 32768);
+    const auto start = std::chrono::steady_clock::now();
+    const Result result = thumbnails::render_pdf(as_bytes(pdf), m_options);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    ASSERT_TRUE(result.error);
+    EXPECT_EQ(result.error->code, core::ErrorCode::too_many_pixels);
+    EXPECT_EQ(result.error->message.rfind("The first page of the PDF was not rendered", 0), 0u) << result.error->message;
+    EXPECT_LT(seconds, 5.0);
+    // Within the budget the same kind of page renders (a black page).
+    const Result small = thumbnails::render_pdf(as_bytes(testsupport::zero_image_pdf(2000, 2000)), m_options);
+    ASSERT_FALSE(small.error) << small.error->message;
+    ASSERT_EQ(small.thumbnails.size(), 3u);
+    EXPECT_LT(load(small.thumbnails[0].webp).max(), 10);
+}
+
 // The helper's warm-up runs on a PDF built in memory: it must be a real one-page PDF that
 // renders, or the warm-up silently warms nothing.
 TEST(ThumbnailerWarmUp, TinyPdfRendersAndWarmUpRuns) {
