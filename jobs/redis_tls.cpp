@@ -172,7 +172,10 @@ public:
                 fail(m_reader->errstr[0] != '\0' ? m_reader->errstr : "Protocol error");
                 return nullptr;
             }
-            if (raw != nullptr) return ReplyPtr(static_cast<redisReply*>(raw));
+            if (raw != nullptr) {
+                m_answered = true;
+                return ReplyPtr(static_cast<redisReply*>(raw));
+            }
             const int n = SSL_read(m_ssl.get(), buf.data(), static_cast<int>(buf.size()));
             if (n <= 0) {
                 fail_io(n);
@@ -199,6 +202,11 @@ private:
         if (code == SSL_ERROR_SSL) {
             m_tls_failed = true;
             fail("TLS: " + openssl_reason("protocol error"));
+        } else if (!m_answered && (code == SSL_ERROR_ZERO_RETURN || code == SSL_ERROR_SYSCALL)) {
+            // Closed or reset before the first reply after a completed handshake: with TLS 1.3
+            // this is how a server refuses a client certificate when its alert is lost.
+            m_tls_failed = true;
+            fail("TLS: the server closed the connection after the handshake (a client certificate refused?)");
         } else if (code == SSL_ERROR_ZERO_RETURN || (code == SSL_ERROR_SYSCALL && err == 0)) {
             fail("Server closed the connection");
         } else {
@@ -228,6 +236,7 @@ private:
     std::string m_out;
     std::string m_error;
     bool m_tls_failed = false;
+    bool m_answered = false; // a reply was read: the server accepted us
 };
 
 } // namespace

@@ -38,7 +38,9 @@ void expect_file_done_over_tls(testsupport::TlsRedisServer& redis, const std::ma
     EXPECT_EQ(fx.field("f1", "extracted_text"), "hello over TLS\n");
     // A command over TLS too.
     int status = -1;
-    const std::string out = testsupport::run_ingestd("status f1", fx.env(), &status);
+    auto env = fx.env();
+    for (const auto& [k, v] : extra) env[k] = v;
+    const std::string out = testsupport::run_ingestd("status f1", env, &status);
     EXPECT_EQ(status, 0) << out;
     EXPECT_NE(out.find("\"status\":\"done\""), std::string::npos) << out;
 }
