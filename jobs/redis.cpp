@@ -1,42 +1,12 @@
 #include "jobs/redis.hpp"
 
+#include "jobs/redis_connection.hpp"
+#include "jobs/redis_sentinel.hpp"
+
 #include <hiredis/hiredis.h>
-#include <sys/time.h>
 
 namespace jobs {
 namespace {
-
-struct ContextDeleter {
-    void operator()(redisContext* c) const { redisFree(c); }
-};
-struct ReplyDeleter {
-    void operator()(redisReply* r) const { freeReplyObject(r); }
-};
-using ContextPtr = std::unique_ptr<redisContext, ContextDeleter>;
-using ReplyPtr = std::unique_ptr<redisReply, ReplyDeleter>;
-
-// One command's arguments as hiredis takes them: pointers and explicit lengths (binary safe).
-struct Argv {
-    std::vector<const char*> argv;
-    std::vector<std::size_t> lens;
-
-    explicit Argv(const std::vector<std::string>& args) {
-        argv.reserve(args.size());
-        lens.reserve(args.size());
-        for (const auto& s : args) {
-            argv.push_back(s.data());
-            lens.push_back(s.size());
-        }
-    }
-    int count() const { return static_cast<int>(argv.size()); }
-};
-
-timeval to_timeval(std::chrono::milliseconds ms) {
-    timeval tv{};
-    tv.tv_sec = static_cast<time_t>(ms.count() / 1000);
-    tv.tv_usec = static_cast<suseconds_t>((ms.count() % 1000) * 1000);
-    return tv;
-}
 
 Reply::Type type_of(int hiredis_type) {
     switch (hiredis_type) {
@@ -94,16 +64,40 @@ bool needs_reconnect(const Reply& r) {
     return r.error_is("READONLY") || r.error_is("MASTERDOWN");
 }
 
-// AUTH and SELECT on a fresh connection: any refusal is a connection failure.
-void set_up(redisContext* ctx, const std::vector<std::string>& args) {
-    Argv a(args);
-    ReplyPtr reply(static_cast<redisReply*>(redisCommandArgv(ctx, a.count(), a.argv.data(), a.lens.data())));
-    if (!reply) {
-        throw RedisIoError(std::string("Redis connection failed: ") + ctx->errstr);
+// The failure of `conn` as the exception it calls for: TLS's refusals are told apart.
+[[noreturn]] void throw_failure(const RedisConnection& conn, const std::string& what) {
+    if (conn.tls_failed()) throw RedisTlsError(what + conn.error());
+    throw RedisIoError(what + conn.error());
+}
+
+// One command on a connection being set up; an error reply is a connection failure.
+Reply set_up(RedisConnection& conn, const std::vector<std::string>& args) {
+    if (!conn.append(Argv(args))) throw_failure(conn, "Redis connection failed: ");
+    ReplyPtr reply = conn.read_reply();
+    if (!reply) throw_failure(conn, "Redis connection failed: ");
+    Reply out = convert(reply.get());
+    if (out.is_error()) throw RedisIoError("Redis refused " + args[0] + ": " + out.str);
+    return out;
+}
+
+// AUTH, then (behind sentinels) ROLE, then SELECT; a TLS connection without AUTH is PINGed
+// so that a refused client certificate shows now, not at the first real command.
+void set_up_session(RedisConnection& conn, const RedisAddress& a, const std::string& where) {
+    if (!a.password.empty()) {
+        set_up(conn, a.username.empty() ? std::vector<std::string>{"AUTH", a.password}
+                                        : std::vector<std::string>{"AUTH", a.username, a.password});
+    } else if (a.tls.enabled) {
+        set_up(conn, {"PING"});
     }
-    if (reply->type == REDIS_REPLY_ERROR) {
-        throw RedisIoError(std::string("Redis refused ") + args[0] + ": " + std::string(reply->str, reply->len));
+    if (!a.sentinels.empty()) {
+        const Reply role = set_up(conn, {"ROLE"});
+        const std::string name = role.is_array() && !role.elements.empty() ? role.elements[0].str : "";
+        if (name != "master") {
+            throw RedisIoError("the sentinels named " + where + " as the primary, but it is a " +
+                               (name.empty() ? std::string("server of unknown role") : name) + " for now");
+        }
     }
+    if (a.db != 0) set_up(conn, {"SELECT", std::to_string(a.db)});
 }
 
 } // namespace
@@ -111,14 +105,32 @@ void set_up(redisContext* ctx, const std::vector<std::string>& args) {
 struct Redis::Impl {
     RedisAddress address;
     std::chrono::milliseconds timeout;
-    ContextPtr ctx;
+    std::unique_ptr<RedisConnection> conn;
 
     // A transient error reply becomes RedisBusyError (dropping the connection when the
     // server behind the address may have changed role).
     void throw_if_transient(const Reply& r, const std::string& what) {
         if (!is_transient_error(r)) return;
-        if (needs_reconnect(r)) ctx.reset();
+        if (needs_reconnect(r)) conn.reset();
         throw RedisBusyError("Redis " + what + " refused for now: " + r.str);
+    }
+
+    // The connection's failure as an exception; the connection is never reused.
+    [[noreturn]] void fail(const std::string& what) {
+        std::unique_ptr<RedisConnection> failed = std::move(conn);
+        throw_failure(*failed, what);
+    }
+
+    void connect() {
+        RedisEndpoint where{address.host, address.port};
+        // Behind sentinels the primary is asked anew on every connection: after a failover
+        // (a dropped connection or a READONLY reply) the next one goes to the new primary.
+        if (!address.sentinels.empty()) where = ask_sentinels(address, timeout);
+        const std::string name = where.host + ":" + std::to_string(where.port);
+        auto fresh = address.tls.enabled ? connect_tls(address.tls, where.host, where.port, timeout)
+                                         : connect_plain(address, where.host, where.port, timeout);
+        set_up_session(*fresh, address, name);
+        conn = std::move(fresh);
     }
 };
 
@@ -128,57 +140,25 @@ Redis::Redis(RedisAddress address, std::chrono::milliseconds timeout)
 Redis::~Redis() = default;
 
 void Redis::disconnect() {
-    m_impl->ctx.reset();
+    m_impl->conn.reset();
 }
 
 void Redis::set_timeout(std::chrono::milliseconds timeout) {
     m_impl->timeout = timeout;
-    if (m_impl->ctx) {
-        redisSetTimeout(m_impl->ctx.get(), to_timeval(timeout));
-    }
+    if (m_impl->conn) m_impl->conn->set_timeout(timeout);
 }
 
 void Redis::ensure_connected() {
-    if (m_impl->ctx) return;
-    const auto& a = m_impl->address;
-    timeval connect_timeout = to_timeval(std::min(m_impl->timeout, std::chrono::milliseconds(5000)));
-    ContextPtr ctx(a.unix_path.empty() ? redisConnectWithTimeout(a.host.c_str(), a.port, connect_timeout)
-                                       : redisConnectUnixWithTimeout(a.unix_path.c_str(), connect_timeout));
-    if (!ctx) {
-        throw RedisIoError("cannot allocate a Redis context");
-    }
-    if (ctx->err != 0) {
-        throw RedisIoError(std::string("cannot connect to Redis: ") + ctx->errstr);
-    }
-    redisSetTimeout(ctx.get(), to_timeval(m_impl->timeout));
-    if (a.unix_path.empty()) {
-        redisEnableKeepAlive(ctx.get());
-    }
-    if (!a.password.empty()) {
-        if (a.username.empty()) {
-            set_up(ctx.get(), {"AUTH", a.password});
-        } else {
-            set_up(ctx.get(), {"AUTH", a.username, a.password});
-        }
-    }
-    if (a.db != 0) {
-        set_up(ctx.get(), {"SELECT", std::to_string(a.db)});
-    }
-    m_impl->ctx = std::move(ctx);
+    if (!m_impl->conn) m_impl->connect();
 }
 
 Reply Redis::command(const std::vector<std::string>& args) {
     ensure_connected();
-    Argv a(args);
     ++m_round_trips;
-    ReplyPtr reply(
-        static_cast<redisReply*>(redisCommandArgv(m_impl->ctx.get(), a.count(), a.argv.data(), a.lens.data())));
     const std::string name = args.empty() ? std::string() : args[0];
-    if (!reply) {
-        std::string why = m_impl->ctx->errstr;
-        m_impl->ctx.reset(); // a context that returned an error is never reused
-        throw RedisIoError("Redis " + name + " failed: " + why);
-    }
+    if (!m_impl->conn->append(Argv(args))) m_impl->fail("Redis " + name + " failed: ");
+    ReplyPtr reply = m_impl->conn->read_reply();
+    if (!reply) m_impl->fail("Redis " + name + " failed: ");
     Reply out = convert(reply.get());
     m_impl->throw_if_transient(out, name);
     return out;
@@ -186,25 +166,15 @@ Reply Redis::command(const std::vector<std::string>& args) {
 
 std::vector<Reply> Redis::pipeline(const std::vector<std::vector<std::string>>& commands) {
     ensure_connected();
-    redisContext* c = m_impl->ctx.get();
     for (const auto& args : commands) {
-        Argv a(args);
-        if (redisAppendCommandArgv(c, a.count(), a.argv.data(), a.lens.data()) != REDIS_OK) {
-            m_impl->ctx.reset();
-            throw RedisIoError("Redis pipeline append failed");
-        }
+        if (!m_impl->conn->append(Argv(args))) m_impl->fail("Redis pipeline append failed: ");
     }
     ++m_round_trips;
     std::vector<Reply> out;
     out.reserve(commands.size());
     for (std::size_t i = 0; i < commands.size(); ++i) {
-        void* raw = nullptr;
-        if (redisGetReply(c, &raw) != REDIS_OK || raw == nullptr) {
-            std::string why = c->errstr;
-            m_impl->ctx.reset();
-            throw RedisIoError("Redis pipeline failed: " + why);
-        }
-        ReplyPtr reply(static_cast<redisReply*>(raw));
+        ReplyPtr reply = m_impl->conn->read_reply();
+        if (!reply) m_impl->fail("Redis pipeline failed: ");
         out.push_back(convert(reply.get()));
     }
     for (const auto& r : out) m_impl->throw_if_transient(r, "pipeline");

@@ -21,6 +21,14 @@ public:
     using RedisIoError::RedisIoError;
 };
 
+/// The TLS handshake with Redis failed (an unknown CA, a name that does not match, a client
+/// certificate refused, a port that does not speak TLS). An I/O error for the code that
+/// retries, but a configuration error at start-up: the worker and the commands exit 2 on it.
+class RedisTlsError : public RedisIoError {
+public:
+    using RedisIoError::RedisIoError;
+};
+
 /// Redis refused a command for good (a wrong type, a bad argument, a script error, an
 /// answer of an unexpected shape): sending it again cannot help. `reply()` is Redis's text.
 class RedisReplyError : public std::runtime_error {

@@ -84,30 +84,64 @@ void parse_host_port(const std::string& authority, RedisAddress& a) {
     }
 }
 
-} // namespace
-
-RedisAddress parse_redis_url(const std::string& url) {
-    if (url.rfind("unix://", 0) == 0) return parse_unix_url(url.substr(7));
-    for (const char* scheme : {"rediss://", "redis-sentinel://"}) {
-        if (url.rfind(scheme, 0) == 0) {
-            throw std::invalid_argument(std::string(scheme) + " is not supported by this build yet");
-        }
-    }
-    if (url.rfind("redis://", 0) != 0) {
-        throw std::invalid_argument("the scheme is not redis:// or unix://");
-    }
-    RedisAddress a;
-    std::string rest = url.substr(8);
-    auto slash = rest.find('/');
-    std::string authority = rest.substr(0, slash);
-    if (slash != std::string::npos) {
-        std::string db = rest.substr(slash + 1);
-        if (!db.empty()) a.db = parse_int(db, "database number");
-    }
+// `authority` is `[userinfo@]rest`: the userinfo parsed into `a`, `rest` returned.
+std::string take_userinfo(std::string authority, RedisAddress& a) {
     auto at = authority.rfind('@');
     if (at != std::string::npos) {
         parse_userinfo(authority.substr(0, at), a);
         authority = authority.substr(at + 1);
+    }
+    return authority;
+}
+
+// `host:port[,host:port…]/MASTER_NAME[/db]` after `redis-sentinel://`.
+RedisAddress parse_sentinel_url(const std::string& rest) {
+    RedisAddress a;
+    auto slash = rest.find('/');
+    if (slash == std::string::npos || slash + 1 >= rest.size()) {
+        throw std::invalid_argument("a redis-sentinel:// URL needs /MASTER_NAME after the sentinels");
+    }
+    std::string sentinels = take_userinfo(rest.substr(0, slash), a);
+    std::string path = rest.substr(slash + 1);
+    auto db_slash = path.find('/');
+    a.master_name = path.substr(0, db_slash);
+    if (db_slash != std::string::npos && db_slash + 1 < path.size()) {
+        a.db = parse_int(path.substr(db_slash + 1), "database number");
+    }
+    if (a.master_name.empty()) throw std::invalid_argument("empty master name");
+    std::size_t start = 0;
+    while (start <= sentinels.size()) {
+        auto comma = std::min(sentinels.find(',', start), sentinels.size());
+        RedisAddress one;
+        one.host.clear();
+        one.port = 26379;
+        parse_host_port(sentinels.substr(start, comma - start), one);
+        if (one.host.empty() || one.port == 0) throw std::invalid_argument("bad sentinel address");
+        a.sentinels.push_back({one.host, one.port});
+        start = comma + 1;
+    }
+    a.host.clear();
+    a.port = 0;
+    return a;
+}
+
+} // namespace
+
+RedisAddress parse_redis_url(const std::string& url) {
+    if (url.rfind("unix://", 0) == 0) return parse_unix_url(url.substr(7));
+    if (url.rfind("redis-sentinel://", 0) == 0) return parse_sentinel_url(url.substr(17));
+    const bool tls = url.rfind("rediss://", 0) == 0;
+    if (!tls && url.rfind("redis://", 0) != 0) {
+        throw std::invalid_argument("the scheme is not redis://, rediss://, redis-sentinel:// or unix://");
+    }
+    RedisAddress a;
+    a.tls.enabled = tls;
+    std::string rest = url.substr(tls ? 9 : 8);
+    auto slash = rest.find('/');
+    std::string authority = take_userinfo(rest.substr(0, slash), a);
+    if (slash != std::string::npos) {
+        std::string db = rest.substr(slash + 1);
+        if (!db.empty()) a.db = parse_int(db, "database number");
     }
     parse_host_port(authority, a);
     if (a.host.empty()) a.host = "127.0.0.1";

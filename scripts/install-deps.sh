@@ -42,6 +42,8 @@ test_packages=(
   prometheus
   # the README's producer examples (tests/producers_test.py): redis-py; ioredis comes from npm
   python3-redis
+  # managed Redis tests: a Sentinel set (redis-sentinel) and a test CA for rediss:// (openssl)
+  redis-sentinel openssl
 )
 
 [ "$set_name" = run ] || packages+=("${test_packages[@]}")

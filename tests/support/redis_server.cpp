@@ -49,7 +49,9 @@ std::string run_command(const std::string& command, int* status) {
     return out;
 }
 
-RedisServer::RedisServer(bool append_only) : m_append_only(append_only) {
+RedisServer::RedisServer(bool append_only) : RedisServer(RedisOptions{append_only, {}, {}}) {}
+
+RedisServer::RedisServer(RedisOptions options) : m_options(std::move(options)) {
     m_port = free_port();
     std::random_device rd;
     m_dir = std::filesystem::temp_directory_path() / ("ingestd-redis-" + std::to_string(rd()));
@@ -57,14 +59,33 @@ RedisServer::RedisServer(bool append_only) : m_append_only(append_only) {
     start();
 }
 
+namespace {
+
+// The command line of a server (or a sentinel, which takes its config file first).
+std::vector<std::string> server_args(const RedisOptions& o, int port, const std::filesystem::path& dir) {
+    std::vector<std::string> args;
+    if (o.sentinel_config.empty()) {
+        args = {"redis-server", "--port",       std::to_string(port),   "--bind",     "127.0.0.1",
+                "--dir",        dir.string(),   "--save",               "",           "--appendonly",
+                o.append_only ? "yes" : "no",   "--logfile",            "redis.log"};
+    } else {
+        args = {"redis-sentinel", o.sentinel_config, "--port",    std::to_string(port), "--bind",
+                "127.0.0.1",      "--dir",           dir.string(), "--logfile",          "redis.log"};
+    }
+    args.insert(args.end(), o.extra_args.begin(), o.extra_args.end());
+    return args;
+}
+
+} // namespace
+
 void RedisServer::start() {
+    const std::vector<std::string> args = server_args(m_options, m_port, m_dir);
+    std::vector<char*> argv;
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
     pid_t pid = ::fork();
     if (pid == 0) {
-        std::string port = std::to_string(m_port);
-        std::string dir = m_dir.string();
-        ::execlp("redis-server", "redis-server", "--port", port.c_str(), "--bind", "127.0.0.1", "--dir", dir.c_str(),
-                 "--save", "", "--appendonly", m_append_only ? "yes" : "no", "--logfile", "redis.log",
-                 static_cast<char*>(nullptr));
+        ::execvp(argv[0], argv.data());
         ::_exit(127);
     }
     m_pid = pid;

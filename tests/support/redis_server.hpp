@@ -2,16 +2,26 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include <sys/types.h>
 
 namespace testsupport {
 
-/// A private `redis-server` on a free loopback port, started in the constructor (which
-/// waits for PING) and killed in the destructor. `restart()` keeps the port and data dir.
+/// How a RedisServer runs.
+struct RedisOptions {
+    bool append_only = false;
+    std::vector<std::string> extra_args; // after the defaults: TLS settings, --replicaof
+    std::string sentinel_config;         // when set: `redis-sentinel` with this config file
+};
+
+/// A private `redis-server` (or `redis-sentinel`) on a free loopback port, started in the
+/// constructor (which waits for PING) and killed in the destructor. `start()` after
+/// `kill_hard()` keeps the port and data dir.
 class RedisServer {
 public:
     explicit RedisServer(bool append_only = false);
+    explicit RedisServer(RedisOptions options);
     ~RedisServer();
     RedisServer(const RedisServer&) = delete;
     RedisServer& operator=(const RedisServer&) = delete;
@@ -28,7 +38,7 @@ public:
 private:
     int m_port = 0;
     pid_t m_pid = -1;
-    bool m_append_only = false;
+    RedisOptions m_options;
     std::filesystem::path m_dir;
 };
 

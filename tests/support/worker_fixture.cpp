@@ -23,11 +23,19 @@ std::string tail(const std::string& text, std::size_t bytes) {
 
 } // namespace
 
-WorkerFixture::WorkerFixture(bool append_only)
-    : m_server(std::make_unique<RedisServer>(append_only)), m_store(m_dir.path() / "store"),
-      m_redis(jobs::parse_redis_url(m_server->url()), 5000ms) {
+WorkerFixture::WorkerFixture(bool append_only) : WorkerFixture(std::make_unique<RedisServer>(append_only)) {}
+
+WorkerFixture::WorkerFixture(const std::string& redis_url) : WorkerFixture(nullptr, redis_url) {}
+
+WorkerFixture::WorkerFixture(std::unique_ptr<RedisServer> server)
+    : WorkerFixture(nullptr, server->url()) {
+    m_server = std::move(server);
+}
+
+WorkerFixture::WorkerFixture(std::nullptr_t, const std::string& redis_url)
+    : m_store(m_dir.path() / "store"), m_redis(jobs::parse_redis_url(redis_url), 5000ms) {
     std::filesystem::create_directories(m_store);
-    m_env = {{"INGEST_REDIS_URL", m_server->url()},
+    m_env = {{"INGEST_REDIS_URL", redis_url},
              {"INGEST_STORAGE_ROOT", m_store.string()},
              {"INGEST_CONCURRENCY", "2"},
              {"INGEST_HTTP_ADDR", "off"},

@@ -42,6 +42,9 @@ class WorkerFixture {
 public:
     /// `append_only` turns on Redis's AOF (for tests that kill and restart Redis).
     explicit WorkerFixture(bool append_only = false);
+    /// The same against a Redis the test runs itself (a TLS server, a Sentinel set): the
+    /// fixture's connection and the workers use `redis_url`; server() is not to be called.
+    explicit WorkerFixture(const std::string& redis_url);
     /// Kills the workers, then Redis, and removes the folder.
     ~WorkerFixture();
 
@@ -110,6 +113,9 @@ public:
     WorkerFixture& operator=(const WorkerFixture&) = delete;
 
 private:
+    explicit WorkerFixture(std::unique_ptr<RedisServer> server);
+    WorkerFixture(std::nullptr_t, const std::string& redis_url);
+
     std::unique_ptr<RedisServer> m_server;
     TempDir m_dir;
     std::filesystem::path m_store;

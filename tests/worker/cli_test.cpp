@@ -63,10 +63,19 @@ TEST(Cli, ARedisPasswordNeverAppearsInOutput) {
         EXPECT_EQ(out.find("s3kr1tpw"), std::string::npos) << out;
         EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
     }
-    const std::string tls = run_ingestd("status x 2>&1", {{"INGEST_REDIS_URL", "rediss://u:s3kr1tpw@h/0"}}, &st);
+    // rediss:// and redis-sentinel:// that cannot be reached: the password in no message either.
+    for (const char* url : {"rediss://u:s3kr1tpw@127.0.0.1:1/0", "redis-sentinel://:s3kr1tpw@127.0.0.1:1/m"}) {
+        const std::string out = run_ingestd("status x 2>&1", {{"INGEST_REDIS_URL", url}}, &st);
+        EXPECT_EQ(st, 1) << out;
+        EXPECT_EQ(out.find("s3kr1tpw"), std::string::npos) << out;
+        EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
+    }
+    // A CA file for a URL without TLS is a configuration error.
+    const std::string ca = run_ingestd("status x 2>&1",
+                                       {{"INGEST_REDIS_URL", "redis://u:s3kr1tpw@h/0"}, {"INGEST_REDIS_CA", "/etc/hostname"}}, &st);
     EXPECT_EQ(st, 2);
-    EXPECT_NE(tls.find("rediss:// is not supported"), std::string::npos) << tls;
-    EXPECT_EQ(tls.find("s3kr1tpw"), std::string::npos) << tls;
+    EXPECT_NE(ca.find("rediss:// INGEST_REDIS_URL only"), std::string::npos) << ca;
+    EXPECT_EQ(ca.find("s3kr1tpw"), std::string::npos) << ca;
     EXPECT_EQ(jobs::redacted_redis_url("redis://user:pw@h:1/0"), "redis://user:***@h:1/0");
     EXPECT_EQ(jobs::redacted_redis_url("redis://pw@h"), "redis://***@h");
     EXPECT_EQ(jobs::redacted_redis_url("redis://h:1/0"), "redis://h:1/0");

@@ -157,6 +157,11 @@ int run_command(const Registered& command, const std::map<std::string, std::stri
     if (command.needs_helper && !helper_installed()) return k_exit_usage;
     try {
         return command.action(config);
+    } catch (const jobs::RedisTlsError& e) {
+        // A CA that does not sign the server, a refused client certificate: configuration.
+        std::cerr << "ingestd: " << e.what() << " (INGEST_REDIS_URL=" << jobs::redacted_redis_url(config.redis_url)
+                  << ", INGEST_REDIS_CA)\n";
+        return k_exit_usage;
     } catch (const jobs::RedisIoError& e) {
         std::cerr << "ingestd: " << e.what() << " (INGEST_REDIS_URL=" << jobs::redacted_redis_url(config.redis_url)
                   << ")\n";

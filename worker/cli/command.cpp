@@ -73,7 +73,7 @@ std::unique_ptr<Store> open_store_or_say(const std::string& command, const std::
 }
 
 jobs::Redis connect_redis(const Config& config) {
-    return jobs::Redis(jobs::parse_redis_url(config.redis_url), std::chrono::milliseconds(5000));
+    return jobs::Redis(redis_address(config), std::chrono::milliseconds(5000));
 }
 
 } // namespace worker::cli

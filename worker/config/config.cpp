@@ -129,7 +129,8 @@ void load_names(const Source& source, Config& c) {
             jobs::parse_redis_url(*v);
         } catch (const std::invalid_argument& e) {
             throw ConfigError("invalid INGEST_REDIS_URL: " + std::string(e.what()) +
-                              "; expected redis://[user:password@]host[:port][/db] or unix:///path[?db=N], got " +
+                              "; expected redis[s]://[user:password@]host[:port][/db], "
+                              "redis-sentinel://host:port[,host:port...]/MASTER_NAME[/db] or unix:///path[?db=N], got " +
                               quoted(jobs::redacted_redis_url(*v)));
         }
         c.redis_url = *v;
@@ -145,6 +146,29 @@ void load_names(const Source& source, Config& c) {
     if (auto v = source.get("INGEST_STORAGE_ROOT")) {
         if (v->empty()) throw bad("INGEST_STORAGE_ROOT", "a folder path", *v);
         c.storage_root = *v;
+    }
+}
+
+// A file setting that must name a readable file.
+void readable_file(const Source& source, const char* env, std::string& field) {
+    if (auto v = source.get(env)) {
+        if (v->empty() || ::access(v->c_str(), R_OK) != 0) throw bad(env, "a readable file", *v);
+        field = *v;
+    }
+}
+
+// The TLS files of a rediss:// URL: a CA, and a client certificate with its key.
+void load_redis_tls(const Source& source, Config& c) {
+    readable_file(source, "INGEST_REDIS_CA", c.redis_ca);
+    readable_file(source, "INGEST_REDIS_CERT", c.redis_cert);
+    readable_file(source, "INGEST_REDIS_KEY", c.redis_key);
+    if (c.redis_cert.empty() != c.redis_key.empty()) {
+        throw ConfigError("INGEST_REDIS_CERT and INGEST_REDIS_KEY go together: set both or neither");
+    }
+    const bool any = !c.redis_ca.empty() || !c.redis_cert.empty();
+    if (any && c.redis_url.rfind("rediss://", 0) != 0) {
+        throw ConfigError("INGEST_REDIS_CA, INGEST_REDIS_CERT and INGEST_REDIS_KEY apply to a rediss:// "
+                          "INGEST_REDIS_URL only");
     }
 }
 
@@ -210,6 +234,10 @@ const std::vector<Setting>& settings() {
     constexpr unsigned queue = k_scope_redis | k_scope_worker, job = k_scope_parse | k_scope_worker;
     static const std::vector<Setting> all = {
         {"INGEST_REDIS_URL", "redis-url", "Redis URL (default redis://127.0.0.1:6379/0)", "URL", queue},
+        {"INGEST_REDIS_CA", "redis-ca", "CA certificates for a rediss:// URL (default: the system's)", "FILE",
+         queue},
+        {"INGEST_REDIS_CERT", "redis-cert", "client certificate for a rediss:// URL (default none)", "FILE", queue},
+        {"INGEST_REDIS_KEY", "redis-key", "the client certificate's key (default none)", "FILE", queue},
         {"INGEST_STREAM", "stream", "stream of upload events (default ingest:uploads)", "NAME", queue},
         {"INGEST_GROUP", "group", "consumer group (default ingestd)", "NAME", queue},
         {"INGEST_CONSUMER", "consumer", "this worker's consumer name (default <hostname>-<pid>)", "NAME",
@@ -256,10 +284,19 @@ Config load_config(const std::map<std::string, std::string>& flags) {
     c.consumer = default_consumer();
     // In the order of settings(): the first bad value is the one reported.
     load_names(source, c);
+    load_redis_tls(source, c);
     load_service(source, c);
     load_limits(source, c);
     load_behaviour(source, c);
     return c;
+}
+
+jobs::RedisAddress redis_address(const Config& c) {
+    jobs::RedisAddress a = jobs::parse_redis_url(c.redis_url);
+    a.tls.ca_file = c.redis_ca;
+    a.tls.cert_file = c.redis_cert;
+    a.tls.key_file = c.redis_key;
+    return a;
 }
 
 jobs::QueueNames queue_names(const Config& c) {

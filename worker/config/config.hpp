@@ -1,6 +1,7 @@
 #pragma once
 
 #include "jobs/queue.hpp"
+#include "jobs/redis_url.hpp"
 
 #include <cstdint>
 #include <map>
@@ -20,6 +21,9 @@ public:
 struct Config {
     std::string redis_url = "redis://127.0.0.1:6379/0";
     bool redis_url_given = false; // INGEST_REDIS_URL or --redis-url was set explicitly
+    std::string redis_ca;         // INGEST_REDIS_CA: CA file for rediss:// (empty: the system's)
+    std::string redis_cert;       // INGEST_REDIS_CERT / INGEST_REDIS_KEY: a client certificate
+    std::string redis_key;
     std::string stream = "ingest:uploads";
     std::string group = "ingestd";
     std::string consumer;
@@ -50,6 +54,9 @@ struct Config {
 /// The Redis names (stream, group, consumer, key prefix) of this configuration: the only
 /// place they are taken from the settings; jobs::QueueNames builds every key from them.
 jobs::QueueNames queue_names(const Config& config);
+
+/// Where Redis is: the URL with the TLS files of the configuration.
+jobs::RedisAddress redis_address(const Config& config);
 
 /// Which commands a setting concerns (a command's flags are those of its scopes).
 enum SettingScope : unsigned {

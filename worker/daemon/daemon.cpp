@@ -56,7 +56,7 @@ void run_job_thread(Daemon& daemon, HelperPool& helpers) {
 // worker's), instead of leaving them to the claim timeout.
 void hand_back(Daemon& daemon) {
     try {
-        jobs::Redis redis(jobs::parse_redis_url(daemon.config.redis_url), std::chrono::milliseconds(2000));
+        jobs::Redis redis(redis_address(daemon.config), std::chrono::milliseconds(2000));
         const std::vector<std::string> ids = daemon.slots.owned();
         const std::vector<std::string> lost = daemon.queue.release(redis, ids);
         log::info("entries handed back", {{"released", std::to_string(ids.size() - lost.size())}});
@@ -86,6 +86,23 @@ int finish(Daemon& daemon, std::atomic<bool>& lease_stop, std::thread& dispatche
     return 0;
 }
 
+// With TLS, one connection at start-up: a refused certificate is a configuration error
+// (exit 2), while a server that cannot be reached yet is waited for as always.
+bool redis_tls_accepted(const Config& config) {
+    const jobs::RedisAddress address = redis_address(config);
+    if (!address.tls.enabled) return true;
+    try {
+        jobs::Redis(address, std::chrono::milliseconds(5000)).ensure_connected();
+    } catch (const jobs::RedisTlsError& e) {
+        std::cerr << "ingestd worker: " << e.what() << " (INGEST_REDIS_URL="
+                  << jobs::redacted_redis_url(config.redis_url) << ", INGEST_REDIS_CA)\n";
+        return false;
+    } catch (const jobs::RedisIoError&) {
+        // not reachable yet: the dispatcher retries and /readyz says 503 meanwhile
+    }
+    return true;
+}
+
 } // namespace
 
 int run_daemon(const Config& config) {
@@ -99,6 +116,7 @@ int run_daemon(const Config& config) {
         std::cerr << "ingestd worker: " << e.what() << " (INGEST_STORAGE_ROOT)\n";
         return 2;
     }
+    if (!redis_tls_accepted(config)) return 2;
     const jobs::Queue queue(queue_names(config));
     Metrics metrics;
     std::atomic<bool> stopping{false};

@@ -21,7 +21,7 @@ std::string host_name() {
 
 void run_heartbeat(const Config& config, Metrics& metrics, const std::atomic<bool>& stop) {
     const jobs::QueueNames names = queue_names(config);
-    jobs::Redis redis(jobs::parse_redis_url(config.redis_url), std::chrono::milliseconds(2000));
+    jobs::Redis redis(redis_address(config), std::chrono::milliseconds(2000));
     jobs::WorkerBeat beat;
     beat.name = config.consumer;
     beat.host = host_name();

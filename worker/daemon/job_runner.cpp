@@ -33,7 +33,7 @@ std::string kind_label(const PipelineResult& result) {
 JobRunner::JobRunner(const Config& config, const jobs::Queue& queue, const Store& storage, Metrics& metrics,
                      const std::atomic<bool>& stopping, Analyse analyse)
     : m_config(config), m_queue(queue), m_storage(storage), m_metrics(metrics), m_stopping(stopping),
-      m_analyse(std::move(analyse)), m_redis(jobs::parse_redis_url(config.redis_url), std::chrono::milliseconds(10000)),
+      m_analyse(std::move(analyse)), m_redis(redis_address(config), std::chrono::milliseconds(10000)),
       m_options(pipeline_options(config)), m_version(pipeline_version(config.ocr_langs)) {}
 
 jobs::Fence JobRunner::with_retry(const char* what, const std::function<jobs::Fence()>& call) {

@@ -20,7 +20,7 @@ class LeaseKeeper {
 public:
     LeaseKeeper(const Config& config, const jobs::Queue& queue, Slots& slots, Metrics& metrics)
         : m_config(config), m_queue(queue), m_slots(slots), m_metrics(metrics),
-          m_redis(jobs::parse_redis_url(config.redis_url), std::max(claim_idle() / 3, milliseconds(1000))) {}
+          m_redis(redis_address(config), std::max(claim_idle() / 3, milliseconds(1000))) {}
 
     void run(const std::atomic<bool>& stop) {
         while (!stop) {

@@ -44,7 +44,7 @@ tcp::endpoint parse_endpoint(const std::string& addr) {
 
 struct HttpServer::Impl : std::enable_shared_from_this<HttpServer::Impl> {
     Impl(asio::io_context& io, const Config& config, Metrics& metrics, const std::atomic<bool>& draining)
-        : reader(jobs::parse_redis_url(config.redis_url), http::k_read_budget, k_max_queued_reads),
+        : reader(redis_address(config), http::k_read_budget, k_max_queued_reads),
           context(config, metrics, draining, reader), acceptor(io), retry_timer(io) {}
 
     http::RedisReader reader;
