@@ -78,10 +78,10 @@ nlohmann::json to_json(const PipelineOptions& options);
 PipelineOptions options_from_json(const nlohmann::json& j, std::chrono::steady_clock::time_point deadline);
 
 /// A result as a JSON header plus its in-memory outputs back to back in `blob`; an output
-/// held in a file is {"file":true} and its descriptor goes in `file` (at most one such output
-/// a result; throws std::invalid_argument for more); the typed step failures travel as
-/// {"code","message"} or null.
-nlohmann::json to_json(const PipelineResult& result, std::string& blob, int& file);
+/// held in a file is {"file":true} and its descriptor goes in `*file` (-1 when none; at most
+/// one such output a result, and only when `file` is given: throws std::invalid_argument
+/// otherwise); the typed step failures travel as {"code","message"} or null.
+nlohmann::json to_json(const PipelineResult& result, std::string& blob, int* file = nullptr);
 /// The inverse, with the descriptor that came with the message for its file output; throws
 /// std::runtime_error when sizes or types do not add up, a file output has no descriptor, or
 /// an error code is not one of the spec's.
