@@ -75,7 +75,8 @@ TEST(HelperChannel, ALongTextTravelsAsADescriptorAndIsAdoptedAsACheckedCopy) {
     const auto j = ch::to_json(r, blob, &fd);
     EXPECT_EQ(blob, "webp");
     EXPECT_EQ(fd, r.outputs[0].file->get());
-    EXPECT_THROW(ch::to_json(r, blob), std::invalid_argument); // no way to send the file
+    std::string unused;
+    EXPECT_THROW(ch::to_json(r, unused), std::invalid_argument); // no way to send the file
     SocketPair s;
     ASSERT_TRUE(ch::send(s.a.get(), ch::Type::partial, {{"note", "before"}}));
     ASSERT_TRUE(ch::send(s.a.get(), ch::Type::result, j, blob, fd));
