@@ -84,6 +84,8 @@ void add_builtin_rows(Registry& r) {
         .extract = [](std::span<const unsigned char> bytes, const std::string&,
                       const TextOptions&) { return extract_plain_text(bytes); },
         .enabled = {},
+        .extract_file = [](int fd, std::uint64_t size, const std::string&,
+                           const TextOptions& options) { return extract_plain_text_file(fd, size, options); },
     });
 }
 

@@ -2,6 +2,7 @@
 
 #include "extractors/step.hpp"
 
+#include <cstdint>
 #include <deque>
 #include <functional>
 #include <shared_mutex>
@@ -24,6 +25,11 @@ struct Extractor {
     /// False when the options turn the extractor off (image OCR with INGEST_OCR_MODE=off):
     /// the step is then not_applicable. Empty: always on.
     std::function<bool(const TextOptions& options)> enabled;
+    /// The text of one whole file read from its descriptor (`size` bytes from offset 0) in
+    /// pieces, for formats that can be streamed with bounded memory; when set, analyse()
+    /// calls it instead of `extract` and maps nothing. Same failure contract as `extract`.
+    std::function<TextResult(int fd, std::uint64_t size, const std::string& mime, const TextOptions& options)>
+        extract_file;
 
     /// True when the row runs under `options`.
     bool runs_with(const TextOptions& options) const { return !enabled || enabled(options); }

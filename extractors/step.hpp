@@ -1,10 +1,12 @@
 #pragma once
 
 #include "core/error_code.hpp"
+#include "core/fd.hpp"
 #include "core/options.hpp"
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -46,7 +48,11 @@ using TextOptions = core::Options;
 /// `text` may still hold what was read before the failure (a timeout keeps pages done).
 struct TextResult {
     std::optional<StepError> error;
-    std::string text;   // the whole text, valid UTF-8, cleaned
+    std::string text;   // the whole text, valid UTF-8, cleaned; with `spill`, only its first bytes
+    /// A text too long to keep in memory (TextSink): the whole of it in an unlinked file,
+    /// from offset 0, `spill_bytes` long. Empty when `text` is the whole text.
+    std::shared_ptr<core::Fd> spill;
+    std::uint64_t spill_bytes = 0;
     std::string method; // "text_layer", "ocr", "mixed", "plain"
     std::optional<int> page_count;
     std::optional<int> pages_read; // only when fewer than page_count were read

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -13,6 +14,26 @@ std::string clean_text(std::string_view in);
 /// Decodes `in` as text: a UTF-8, UTF-16 or UTF-32 byte-order mark is honoured (the
 /// mark itself dropped), everything else is taken as UTF-8; then `clean_text`.
 std::string decode_text(std::string_view in);
+
+/// decode_text in pieces, for a text too large to hold: feed() appends the clean UTF-8 of
+/// each chunk to `out` (a character cut by a chunk's end waits for the next chunk), finish()
+/// the rest. Feeding a text in any chunks gives what decode_text gives for the whole. One
+/// decoder per text; not thread-safe.
+class TextDecoder {
+public:
+    void feed(std::string_view chunk, std::string& out);
+    void finish(std::string& out);
+
+private:
+    enum class Encoding { utf8, utf16_be, utf16_le, utf32_be, utf32_le };
+    std::size_t detect(std::string_view in, bool final);
+    std::size_t decode(std::string_view in, bool final, std::string& out);
+
+    bool m_detected = false;
+    Encoding m_encoding = Encoding::utf8;
+    bool m_pending_cr = false;
+    std::string m_carry; // the bytes of a unit that the next chunk completes (a few bytes)
+};
 
 /// Largest prefix length of the valid UTF-8 string `s` that is at most `max_bytes` and
 /// does not cut a character in half.

@@ -1,6 +1,8 @@
 // What crosses the worker <-> helper socket: frames with descriptors, results with their
 // typed step failures, and the options value, every row of INGESTD_OPTION_FIELDS.
+#include "core/spool.hpp"
 #include "worker/helper/channel.hpp"
+#include "worker/helper/text_output.hpp"
 
 #include <type_traits>
 
@@ -43,6 +45,82 @@ PipelineResult result_with_failures() {
     worker::fail_step(r, worker::Step::thumbnails, {ErrorCode::too_many_pixels, "Too many pixels."});
     r.outputs = {{"thumbnails/f1/72.webp", "bytes"}};
     return r;
+}
+
+// A spilled text as a helper hands it over: an unlinked file holding `text`.
+std::shared_ptr<core::Fd> text_file(const std::string& text) {
+    auto fd = std::make_shared<core::Fd>(core::open_spool_file());
+    EXPECT_TRUE(*fd);
+    EXPECT_TRUE(core::pwrite_all(fd->get(), text.data(), text.size(), 0));
+    return fd;
+}
+
+std::string file_text(int fd) {
+    std::string out(1 << 22, '\0');
+    const ssize_t n = ::pread(fd, out.data(), out.size(), 0);
+    out.resize(n > 0 ? static_cast<std::size_t>(n) : 0);
+    return out;
+}
+
+// A long text crosses the socket as a descriptor, not in the message (whose blob is capped),
+// and the worker takes it only as a checked copy of its own.
+TEST(HelperChannel, ALongTextTravelsAsADescriptorAndIsAdoptedAsACheckedCopy) {
+    std::string text;
+    while (text.size() < (3u << 20)) text += "caf\xC3\xA9 \xF0\x9F\x98\x80 "; // cut by the 1 MiB copies
+    PipelineResult r;
+    r.fields = {{"extracted_text_key", "text/f1.txt"}};
+    r.outputs = {{"text/f1.txt", {}, text_file(text), text.size()}, {"thumbnails/f1/72.webp", "webp", nullptr, 0}};
+    std::string blob;
+    int fd = -1;
+    const auto j = ch::to_json(r, blob, &fd);
+    EXPECT_EQ(blob, "webp");
+    EXPECT_EQ(fd, r.outputs[0].file->get());
+    std::string unused;
+    EXPECT_THROW(ch::to_json(r, unused), std::invalid_argument); // no way to send the file
+    SocketPair s;
+    ASSERT_TRUE(ch::send(s.a.get(), ch::Type::partial, {{"note", "before"}}));
+    ASSERT_TRUE(ch::send(s.a.get(), ch::Type::result, j, blob, fd));
+    ::fcntl(s.b.get(), F_SETFL, O_NONBLOCK);
+    ch::Reader reader;
+    EXPECT_EQ(reader.feed(s.b.get()), ch::Reader::Status::more);
+    auto first = reader.next();
+    ASSERT_TRUE(first);
+    EXPECT_FALSE(first->fd); // declares no file: takes no descriptor
+    auto m = reader.next();
+    ASSERT_TRUE(m);
+    ASSERT_TRUE(m->fd);
+    auto back = ch::result_from_json(m->json, m->blob, std::move(m->fd));
+    ASSERT_EQ(back.outputs.size(), 2u);
+    ASSERT_TRUE(back.outputs[0].file);
+    EXPECT_EQ(back.outputs[0].size(), text.size());
+    EXPECT_EQ(back.outputs[1].bytes, "webp");
+    const int helpers_file = back.outputs[0].file->get();
+    EXPECT_EQ(worker::adopt_output_files(back), "");
+    EXPECT_NE(back.outputs[0].file->get(), helpers_file); // the worker's own copy
+    EXPECT_EQ(file_text(back.outputs[0].file->get()), text);
+    // Later writes by the helper do not reach the adopted copy.
+    ASSERT_EQ(::pwrite(r.outputs[0].file->get(), "\xFF", 1, 0), 1);
+    EXPECT_EQ(file_text(back.outputs[0].file->get()), text);
+    // A declared file without its descriptor is malformed.
+    EXPECT_THROW(ch::result_from_json(j, blob), std::runtime_error);
+}
+
+TEST(HelperChannel, AdoptionRefusesTextFilesThatAreNotWhatTheySay) {
+    const std::string good = "fine text " + std::string(2 << 20, 'x');
+    auto adopt = [](std::shared_ptr<core::Fd> file, std::uint64_t size) {
+        PipelineResult r;
+        r.outputs = {{"text/f1.txt", {}, std::move(file), size}};
+        return worker::adopt_output_files(r);
+    };
+    EXPECT_EQ(adopt(text_file(good), good.size()), "");
+    EXPECT_NE(adopt(text_file(good), good.size() + 1), ""); // another size than it said
+    std::string bad = good;
+    bad[(1 << 20) + 5] = '\xC0'; // an invalid byte in the second chunk
+    EXPECT_EQ(adopt(text_file(bad), bad.size()), "a text output that is not UTF-8");
+    std::string cut = good.substr(0, 100) + "\xE2\x82"; // ends inside a character
+    EXPECT_EQ(adopt(text_file(cut), cut.size()), "a text output that is not UTF-8");
+    Pipe p; // not a regular file
+    EXPECT_NE(adopt(std::make_shared<core::Fd>(::dup(p.read.get())), 0), "");
 }
 
 TEST(HelperChannel, MessagesAndDescriptorsRoundTrip) {

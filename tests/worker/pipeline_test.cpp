@@ -104,7 +104,15 @@ TEST(Pipeline, LongTextIsCutInlineAndSpilledWhole) {
     EXPECT_EQ(r.fields["extracted_text_key"], "text/f1.txt");
     ASSERT_EQ(r.result.outputs.size(), 1u);
     EXPECT_EQ(r.result.outputs[0].key, "text/f1.txt");
-    EXPECT_EQ(r.result.outputs[0].bytes, text);
+    // The whole text leaves the parser in a file, never in memory or a message.
+    const auto& spilled = r.result.outputs[0];
+    ASSERT_TRUE(spilled.file);
+    EXPECT_TRUE(spilled.bytes.empty());
+    EXPECT_EQ(spilled.file_size, text.size());
+    std::string stored(text.size() + 1, '\0');
+    EXPECT_EQ(::pread(spilled.file->get(), stored.data(), stored.size(), 0), static_cast<ssize_t>(text.size()));
+    stored.resize(text.size());
+    EXPECT_EQ(stored, text);
     EXPECT_EQ(text.compare(0, r.fields["extracted_text"].size(), r.fields["extracted_text"]), 0);
 }
 

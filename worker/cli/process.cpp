@@ -97,7 +97,7 @@ Processed process_file(Run& run, const std::string& path) {
         spec.file_id = file_id;
         run.options.deadline = started + std::chrono::seconds(run.config.job_timeout_s);
         result = run.helper.analyse(in.fd.get(), in.size, hash, spec, run.options);
-        for (const auto& o : result.outputs) run.out.write(o.key, o.bytes);
+        write_outputs(run.out, result.outputs);
     } catch (const core::FileError& e) {
         result = file_failure(e.code(), e.what());
     }

@@ -85,9 +85,7 @@ bool JobRunner::process_input(Job& job, const JobSpec& spec, const PipelineOptio
         job.analysed = true;
     }
     if (abandoned(job, "analyse")) return false;
-    for (const auto& out : job.result.outputs) {
-        m_storage.write(out.key, out.bytes);
-    }
+    write_outputs(m_storage, job.result.outputs);
     return true;
 }
 

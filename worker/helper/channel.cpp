@@ -54,6 +54,19 @@ bool valid_header(const char* h, std::uint32_t& type, std::uint32_t& json_len, s
     return get32(h) == k_magic && type >= 1 && type <= 5 && json_len <= k_max_json && blob_len <= k_max_blob;
 }
 
+// Moves every descriptor of a received message's SCM_RIGHTS into `out`, in order.
+void take_descriptors(msghdr& msg, std::deque<core::Fd>& out) {
+    for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c != nullptr; c = CMSG_NXTHDR(&msg, c)) {
+        if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
+        const std::size_t count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+        for (std::size_t i = 0; i < count; ++i) {
+            int got;
+            std::memcpy(&got, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+            out.emplace_back(got);
+        }
+    }
+}
+
 std::optional<nlohmann::json> parse(const std::string& s) {
     auto j = nlohmann::json::parse(s, nullptr, false);
     if (j.is_discarded() || !j.is_object()) return std::nullopt;
@@ -111,17 +124,9 @@ std::optional<Message> receive_blocking(int sock) {
     } while (n < 0 && errno == EINTR);
     if (n <= 0) return std::nullopt;
     Message m;
-    for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c != nullptr; c = CMSG_NXTHDR(&msg, c)) {
-        if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
-            const std::size_t count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-            for (std::size_t i = 0; i < count; ++i) {
-                int got;
-                std::memcpy(&got, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
-                core::Fd owned(got); // the first rides on the message; any other closes here
-                if (!m.fd) m.fd = std::move(owned);
-            }
-        }
-    }
+    std::deque<core::Fd> fds;
+    take_descriptors(msg, fds);
+    if (!fds.empty()) m.fd = std::move(fds.front()); // the first rides on the message; any other closes here
     // On a bad frame the message, and the descriptor it owns, are dropped.
     if (static_cast<std::size_t>(n) < k_header && !read_all(sock, header + n, k_header - n)) return std::nullopt;
     std::uint32_t type, json_len, blob_len;
@@ -140,10 +145,18 @@ Reader::Status Reader::feed(int sock) {
     if (m_broken) return Status::broken;
     char buf[65536];
     for (;;) {
-        ssize_t n = ::read(sock, buf, sizeof buf);
+        iovec iov{buf, sizeof buf};
+        alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * k_max_pending_fds)] = {};
+        msghdr msg{};
+        msg.msg_iov = &iov;
+        msg.msg_iovlen = 1;
+        msg.msg_control = control;
+        msg.msg_controllen = sizeof control;
+        const ssize_t n = ::recvmsg(sock, &msg, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
         if (n > 0) {
+            take_descriptors(msg, m_fds);
             m_buf.append(buf, static_cast<std::size_t>(n));
-            if (m_buf.size() > k_header + k_max_json + k_max_blob) {
+            if (m_buf.size() > k_header + k_max_json + k_max_blob || m_fds.size() > k_max_pending_fds) {
                 m_broken = true;
                 return Status::broken;
             }
@@ -175,6 +188,10 @@ std::optional<Message> Reader::next() {
     m.json = std::move(*j);
     m.blob = m_buf.substr(k_header + json_len, blob_len);
     m_buf.erase(0, total);
+    if ((m.type == Type::partial || m.type == Type::result) && declares_file(m.json) && !m_fds.empty()) {
+        m.fd = std::move(m_fds.front());
+        m_fds.pop_front();
+    }
     return m;
 }
 
@@ -247,12 +264,19 @@ PipelineOptions options_from_json(const nlohmann::json& j, std::chrono::steady_c
     return o;
 }
 
-nlohmann::json to_json(const PipelineResult& r, std::string& blob) {
+nlohmann::json to_json(const PipelineResult& r, std::string& blob, int* file) {
     nlohmann::json fields = nlohmann::json::array();
     for (const auto& [k, v] : r.fields) fields.push_back({k, v});
     nlohmann::json outputs = nlohmann::json::array();
     blob.clear();
+    if (file != nullptr) *file = -1;
     for (const auto& o : r.outputs) {
+        if (o.file) {
+            if (file == nullptr || *file >= 0) throw std::invalid_argument("an output held in a file it cannot send");
+            *file = o.file->get();
+            outputs.push_back({{"key", o.key}, {"size", o.file_size}, {"file", true}});
+            continue;
+        }
         outputs.push_back({{"key", o.key}, {"size", o.bytes.size()}});
         blob += o.bytes;
     }
@@ -267,7 +291,16 @@ nlohmann::json to_json(const PipelineResult& r, std::string& blob) {
             {"thumbnail_error", failure_to_json(r.thumbnail_error)}};
 }
 
-PipelineResult result_from_json(const nlohmann::json& j, const std::string& blob) {
+bool declares_file(const nlohmann::json& j) {
+    const auto outputs = j.find("outputs");
+    if (outputs == j.end() || !outputs->is_array()) return false;
+    for (const auto& o : *outputs) {
+        if (o.is_object() && o.value("file", false) == true) return true;
+    }
+    return false;
+}
+
+PipelineResult result_from_json(const nlohmann::json& j, const std::string& blob, core::Fd file) {
     PipelineResult r;
     try {
         if (const auto code = j.at("file_error_code").get<std::string>(); !code.empty()) {
@@ -285,9 +318,15 @@ PipelineResult result_from_json(const nlohmann::json& j, const std::string& blob
         r.thumbnail_error = failure_from_json(j.at("thumbnail_error"));
         std::size_t at = 0;
         for (const auto& o : j.at("outputs")) {
+            if (o.value("file", false)) {
+                if (!file) throw std::runtime_error("a file output without its descriptor");
+                r.outputs.push_back({o.at("key").get<std::string>(), {}, std::make_shared<core::Fd>(std::move(file)),
+                                     o.at("size").get<std::uint64_t>()});
+                continue;
+            }
             const auto size = o.at("size").get<std::size_t>();
             if (size > blob.size() - at) throw std::runtime_error("outputs larger than the message");
-            r.outputs.push_back({o.at("key").get<std::string>(), blob.substr(at, size)});
+            r.outputs.push_back({o.at("key").get<std::string>(), blob.substr(at, size), nullptr, 0});
             at += size;
         }
         if (at != blob.size()) throw std::runtime_error("unaccounted bytes after the outputs");

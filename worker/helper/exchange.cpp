@@ -1,8 +1,10 @@
 #include "worker/helper/exchange.hpp"
 
+#include "core/file_error.hpp"
 #include "worker/helper/channel.hpp"
 #include "worker/helper/helper_result.hpp"
 #include "worker/helper/proc_status.hpp"
+#include "worker/helper/text_output.hpp"
 
 #include <algorithm>
 
@@ -16,7 +18,7 @@ using Clock = std::chrono::steady_clock;
 namespace ch = helper_channel;
 
 // Adopts one message into `ex`; sets `invalid` for anything a helper must not say.
-void take(Exchange& ex, const ch::Message& m, const HelperJob& job) {
+void take(Exchange& ex, ch::Message& m, const HelperJob& job) {
     if (m.type == ch::Type::typed) {
         ex.content_type = m.json.value("content_type", "");
         ex.invalid = validate_content_type(ex.content_type);
@@ -27,13 +29,17 @@ void take(Exchange& ex, const ch::Message& m, const HelperJob& job) {
         return;
     }
     try {
-        PipelineResult r = ch::result_from_json(m.json, m.blob);
-        if (auto why = validate_result(r, job.spec, job.hash, job.size, job.options); !why.empty()) {
+        PipelineResult r = ch::result_from_json(m.json, m.blob, std::move(m.fd));
+        if (auto why = adopt_output_files(r); !why.empty()) {
+            ex.invalid = why;
+        } else if (auto why = validate_result(r, job.spec, job.hash, job.size, job.options); !why.empty()) {
             ex.invalid = why;
         } else {
             ex.parts.push_back(std::move(r));
             ex.finished = m.type == ch::Type::result;
         }
+    } catch (const core::FileError&) {
+        throw; // the worker's own spool failed: not the helper's fault
     } catch (const std::exception& e) {
         ex.invalid = e.what();
     }

@@ -33,7 +33,8 @@ struct Exchange {
 
 /// Reads the helper `pid`'s messages on the non-blocking `sock` after a request, without
 /// ever blocking past `hard`: returns on its last result, on an invalid or unexpected
-/// message, when it closes the socket, or at `hard` (then it SIGKILLs the helper).
+/// message, when it closes the socket, or at `hard` (then it SIGKILLs the helper). Throws
+/// core::FileError (transient) when the worker cannot spool a text the helper handed over.
 Exchange exchange_messages(pid_t pid, int sock, std::chrono::steady_clock::time_point hard, const HelperJob& job);
 
 } // namespace worker

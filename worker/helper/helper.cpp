@@ -1,5 +1,7 @@
 #include "worker/helper/helper.hpp"
 
+#include "core/file_error.hpp"
+
 #include "worker/config/log.hpp"
 #include "worker/helper/channel.hpp"
 #include "worker/helper/death.hpp"
@@ -224,7 +226,13 @@ PipelineResult Helper::analyse(int fd, std::uint64_t size, const std::string& ha
                 : std::chrono::milliseconds(24LL * 3600 * 1000);
     const auto hard = bounded ? options.deadline + m_settings.kill_grace : Clock::time_point::max();
     send_request(job, remaining);
-    Exchange exchange = exchange_messages(m_pid, m_sock.get(), hard, job);
+    Exchange exchange;
+    try {
+        exchange = exchange_messages(m_pid, m_sock.get(), hard, job);
+    } catch (const core::FileError&) {
+        start_quietly(); // the helper may be mid-job: a fresh one for the retry
+        throw;
+    }
     if (exchange.finished) {
         PipelineResult r = combine_results(exchange.parts, spec, hash, size, exchange.content_type, std::nullopt);
         if (has_every_step(r, spec)) {

@@ -30,7 +30,8 @@ public:
     Helper& operator=(const Helper&) = delete;
 
     /// Same contract as worker::analyse. Throws std::runtime_error only when no helper can
-    /// be started (the job is then left for a redelivery).
+    /// be started (the job is then left for a redelivery), and core::FileError (transient)
+    /// when the worker cannot spool the text the helper handed over.
     PipelineResult analyse(int fd, std::uint64_t size, const std::string& hash, const JobSpec& spec,
                            const PipelineOptions& options);
 

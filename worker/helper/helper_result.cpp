@@ -1,6 +1,7 @@
 #include "worker/helper/helper_result.hpp"
 
 #include "core/layout.hpp"
+#include "worker/helper/text_output.hpp"
 
 #include <map>
 #include <set>
@@ -13,42 +14,6 @@ constexpr std::size_t k_max_field = 64u << 10;
 
 // The fields combine_results sets itself, whatever a part says.
 const std::set<std::string, std::less<>> k_own = {"content_hash", "size_bytes", "content_type", "error_code", "error"};
-
-bool valid_utf8(const std::string& s) {
-    const auto* p = reinterpret_cast<const unsigned char*>(s.data());
-    const auto* end = p + s.size();
-    while (p < end) {
-        unsigned char c = *p;
-        int len;
-        std::uint32_t cp;
-        if (c < 0x80) {
-            ++p;
-            continue;
-        } else if ((c & 0xE0) == 0xC0) {
-            len = 2;
-            cp = c & 0x1F;
-        } else if ((c & 0xF0) == 0xE0) {
-            len = 3;
-            cp = c & 0x0F;
-        } else if ((c & 0xF8) == 0xF0) {
-            len = 4;
-            cp = c & 0x07;
-        } else {
-            return false;
-        }
-        if (end - p < len) return false;
-        for (int i = 1; i < len; ++i) {
-            if ((p[i] & 0xC0) != 0x80) return false;
-            cp = (cp << 6) | (p[i] & 0x3F);
-        }
-        if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) || cp > 0x10FFFF ||
-            (cp >= 0xD800 && cp <= 0xDFFF)) {
-            return false;
-        }
-        p += len;
-    }
-    return true;
-}
 
 bool is_webp(const std::string& b) {
     if (b.size() < 20 || b.size() > k_max_webp) return false;
@@ -96,10 +61,11 @@ std::string check_outputs(const PipelineResult& r, const JobSpec& spec) {
     for (const auto& o : r.outputs) {
         if (!keys.insert(o.key).second) return "a repeated output";
         if (o.key == text_key) {
-            if (!valid_utf8(o.bytes)) return "a text output that is not UTF-8";
+            // A text held in a file was checked as adopt_output_files copied it.
+            if (!o.file && !valid_utf8(o.bytes)) return "a text output that is not UTF-8";
             continue;
         }
-        if (!is_thumbnail_key(o.key, spec.file_id)) return "an unexpected output key";
+        if (!is_thumbnail_key(o.key, spec.file_id) || o.file) return "an unexpected output key";
         if (!is_webp(o.bytes)) return "a thumbnail that is not a WebP file of a sane size";
     }
     for (const auto& [k, v] : r.fields) {

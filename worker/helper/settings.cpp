@@ -15,6 +15,7 @@ std::string helper_binary() {
 HelperSettings HelperSettings::from(const Config& config) {
     HelperSettings s;
     s.memory_mb = static_cast<std::uint64_t>(config.job_memory_mb);
+    s.max_file_bytes = config.max_file_bytes;
     s.preload_langs = config.ocr_mode == "off" ? "" : config.ocr_langs; // INGEST_OCR_MODE as configured
     s.warm_parsers = true; // a worker's helpers live for thousands of files
     return s;

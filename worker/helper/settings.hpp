@@ -17,6 +17,7 @@ std::string helper_binary();
 struct HelperSettings {
     std::string binary = helper_binary();        // ingestd-helper
     std::uint64_t memory_mb = 1024;              // INGEST_JOB_MEMORY_MB
+    std::uint64_t max_file_bytes = 10ULL << 30;  // INGEST_MAX_FILE_BYTES: bounds the helper's scratch files
     std::string preload_langs;                   // Tesseract languages to load at start; empty: none
     bool warm_parsers = false;                   // run Poppler and every image loader once at start
     int max_jobs = 5000;                         // recycle after this many files (the RSS mark usually comes first)

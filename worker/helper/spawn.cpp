@@ -23,7 +23,8 @@ std::vector<std::string> helper_arguments(const HelperSettings& settings, const 
                                      "--channel",     "3",
                                      "--parent",      std::to_string(::getpid()),
                                      "--scratch",     scratch.string(),
-                                     "--memory-mb",   std::to_string(settings.memory_mb)};
+                                     "--memory-mb",   std::to_string(settings.memory_mb),
+                                     "--max-file-bytes", std::to_string(settings.max_file_bytes)};
     if (settings.warm_parsers) args.emplace_back("--warm");
     if (!settings.preload_langs.empty()) args.insert(args.end(), {"--preload", settings.preload_langs});
     return args;

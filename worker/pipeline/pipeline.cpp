@@ -75,6 +75,16 @@ std::string pipeline_version(const std::string& ocr_langs) {
     return cached;
 }
 
+void write_outputs(const Store& store, const std::vector<OutputFile>& outputs) {
+    for (const auto& out : outputs) {
+        if (out.file) {
+            store.write_from(out.key, out.file->get());
+        } else {
+            store.write(out.key, out.bytes);
+        }
+    }
+}
+
 PipelineResult unparsed_result(std::uint64_t size, const std::string& content_hash, const JobSpec& spec,
                                const std::string& mime) {
     PipelineResult result;

@@ -15,6 +15,8 @@
 
 namespace worker {
 
+class Store;
+
 /// What one file's processing needs besides its bytes: plain values, no Redis.
 struct JobSpec {
     std::string file_id;
@@ -53,6 +55,10 @@ PipelineResult run_pipeline(int fd, std::uint64_t size, const JobSpec& spec, con
 /// bytes, kind other, or an empty file): both steps not_applicable. Needs no parser.
 PipelineResult unparsed_result(std::uint64_t size, const std::string& content_hash, const JobSpec& spec,
                                const std::string& mime);
+
+/// Writes every output of a result to `store` (Store::write, or Store::write_from for one held
+/// in a file). Throws core::FileError.
+void write_outputs(const Store& store, const std::vector<OutputFile>& outputs);
 
 /// "ingestd 0.1.0; libvips 8.14.1; poppler 22.12.0; tesseract 5.3.0 (eng ...)".
 std::string pipeline_version(const std::string& ocr_langs);

@@ -1,8 +1,11 @@
 #pragma once
 
 #include "core/error_code.hpp"
+#include "core/fd.hpp"
 #include "worker/pipeline/step.hpp"
 
+#include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -11,10 +14,16 @@
 
 namespace worker {
 
-/// A file produced for the store, by key relative to the storage root.
+/// A file produced for the store, by key relative to the storage root: its bytes in memory,
+/// or (a long spilled text) in the unlinked file `file`, `file_size` bytes from offset 0.
 struct OutputFile {
     std::string key;
     std::string bytes;
+    std::shared_ptr<core::Fd> file;
+    std::uint64_t file_size = 0;
+
+    /// The output's length in bytes.
+    std::uint64_t size() const { return file ? file_size : bytes.size(); }
 };
 
 /// Everything one file's processing produced: the metadata fields to set, the step-owned

@@ -7,7 +7,7 @@
 
 namespace worker {
 
-/// A private spool for an input's bytes: an unlinked file (O_TMPFILE) in TMPDIR (or /var/tmp),
+/// A private spool for an input's bytes (core::open_spool_file): an unlinked file in TMPDIR (or /var/tmp),
 /// so that a large object is on disk, not in RAM, and no other process can open it by name;
 /// an anonymous memory file (memfd) when the folder cannot hold one. Throws core::FileError.
 core::Fd open_spool();

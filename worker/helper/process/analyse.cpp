@@ -6,14 +6,16 @@
 #include "extractors/document_type.hpp"
 #include "extractors/registry.hpp"
 #include "extractors/sniff/content_type.hpp"
-#include "extractors/text_clean.hpp"
+#include "extractors/text_sink.hpp"
 #include "thumbnails/registry.hpp"
 #include "worker/pipeline/pipeline.hpp"
 
 #include <algorithm>
 #include <cstdio>
 #include <new>
+#include <optional>
 #include <span>
+#include <system_error>
 
 #include <sys/mman.h>
 
@@ -61,7 +63,11 @@ public:
     void set(std::string key, std::string value) { m_result.fields.emplace_back(std::move(key), std::move(value)); }
 
     void add_output(std::string key, std::string bytes) {
-        m_result.outputs.push_back({std::move(key), std::move(bytes)});
+        m_result.outputs.push_back({std::move(key), std::move(bytes), nullptr, 0});
+    }
+
+    void add_output_file(std::string key, std::shared_ptr<core::Fd> file, std::uint64_t size) {
+        m_result.outputs.push_back({std::move(key), {}, std::move(file), size});
     }
 
     // A step's failure: `<prefix>_status=failed`, its code and sentence, the typed value in
@@ -106,6 +112,12 @@ private:
 
 // Runs one step; running out of memory inside it is that step's memory_limit failure, not
 // the helper's (the bytes, not the worker, were too much).
+// A system error (a scratch file that cannot be written: the helper's folder full, or past
+// its file-size limit) stops the step like a crash: nothing about the bytes is learnt.
+core::Failure scratch_failure(const char* what, const std::system_error& e) {
+    return {core::ErrorCode::crashed, std::string(what) + " stopped on a system error (" + e.what() + ")."};
+}
+
 template <typename StepResult, typename Run> StepResult run_step(Run&& run, const char* what) {
     try {
         return run();
@@ -114,27 +126,37 @@ template <typename StepResult, typename Run> StepResult run_step(Run&& run, cons
         failed.error =
             core::Failure{core::ErrorCode::memory_limit, std::string(what) + " ran out of its memory budget."};
         return failed;
+    } catch (const std::system_error& e) {
+        StepResult failed;
+        failed.error = scratch_failure(what, e);
+        return failed;
     }
 }
 
 void add_text(Outcome& out, extractors::TextResult t, const JobSpec& spec, const PipelineOptions& options) {
+    try {
+        // A text longer than the inline limit leaves the helper as a file, never in a message.
+        extractors::spill_long_text(t, options.max_text_bytes);
+    } catch (const std::system_error& e) {
+        t = {};
+        t.error = scratch_failure("Text extraction", e);
+    }
     if (t.error) {
         out.text_failed(*t.error);
     } else {
         out.set("extraction_status", "done");
     }
     // A failed step keeps what it read before the failure (a timeout keeps pages done).
-    if (!t.error || !t.text.empty()) {
-        const std::size_t cut = extractors::utf8_prefix_length(t.text, options.max_text_bytes);
-        out.set("extracted_text_bytes", std::to_string(t.text.size()));
-        if (cut < t.text.size()) {
+    if (!t.error || !t.text.empty() || t.spill) {
+        if (t.spill) {
             const std::string key = core::text_key(spec.file_id);
+            out.set("extracted_text_bytes", std::to_string(t.spill_bytes));
             out.set("extracted_text_key", key);
-            out.set("extracted_text", t.text.substr(0, cut));
-            out.add_output(key, std::move(t.text));
+            out.add_output_file(key, std::move(t.spill), t.spill_bytes);
         } else {
-            out.set("extracted_text", std::move(t.text));
+            out.set("extracted_text_bytes", std::to_string(t.text.size()));
         }
+        out.set("extracted_text", std::move(t.text));
         if (!t.method.empty()) out.set("extraction_method", t.method);
     }
     if (t.page_count) out.set("page_count", std::to_string(*t.page_count));
@@ -176,8 +198,12 @@ PipelineResult analyse(int fd, std::uint64_t size, const std::string& content_ha
     if (!(spec.step_text && extractor) && !(spec.step_thumbnails && renderer)) {
         return unparsed_result(size, content_hash, spec, mime);
     }
-    const Mapping map(fd, size);
-    const std::span<const unsigned char> bytes = map.bytes();
+    // Mapped only for the steps that read a mapping (a streamed extractor reads the descriptor).
+    std::optional<Mapping> map;
+    auto bytes = [&] {
+        if (!map) map.emplace(fd, size);
+        return map->bytes();
+    };
 
     Outcome out(content_hash);
     out.set("content_hash", content_hash);
@@ -187,15 +213,19 @@ PipelineResult analyse(int fd, std::uint64_t size, const std::string& content_ha
         out.set("extraction_status", "not_applicable");
     } else if (spec.step_text) {
         add_text(out,
-                 run_step<extractors::TextResult>([&] { return extractor->extract(bytes, mime, options); },
-                                                  "Text extraction"),
+                 run_step<extractors::TextResult>(
+                     [&] {
+                         return extractor->extract_file ? extractor->extract_file(fd, size, mime, options)
+                                                        : extractor->extract(bytes(), mime, options);
+                     },
+                     "Text extraction"),
                  spec, options);
     }
     if (spec.step_thumbnails && !renderer) {
         out.set("thumbnail_status", "not_applicable");
     } else if (spec.step_thumbnails) {
         add_thumbnails(
-            out, run_step<thumbnails::Result>([&] { return renderer->render(bytes, options); }, "Thumbnail rendering"),
+            out, run_step<thumbnails::Result>([&] { return renderer->render(bytes(), options); }, "Thumbnail rendering"),
             spec);
     }
     return std::move(out).finish(spec);

@@ -70,6 +70,7 @@ std::vector<std::filesystem::path> readable_paths() {
 sandbox::Report enter_sandbox(const HelperArgs& a) {
     sandbox::Limits limits;
     limits.data_bytes = helper_data_limit_bytes(a.memory_mb); // 0 in sanitizer builds: left as is
+    limits.file_bytes = helper_file_limit_bytes(a.max_file_bytes);
     sandbox::apply_limits(limits);
     sandbox::Report report = sandbox::confine(a.scratch, readable_paths());
     for (const auto& w : report.warnings) say("warning: " + w);
@@ -212,9 +213,12 @@ bool answer(int sock, const core::Fd input, const nlohmann::json& j) {
     for (std::size_t i = 0; i < parts.size(); ++i) {
         PipelineResult r = analyse(input.get(), size, request->hash, parts[i], request->options, mime);
         std::string blob;
-        const auto result = ch::to_json(r, blob);
-        r = {};
-        if (!ch::send(sock, i + 1 == parts.size() ? ch::Type::result : ch::Type::partial, result, blob)) return false;
+        int text_file = -1; // a long text's spool: it goes with the message, closed here after
+        const auto result = ch::to_json(r, blob, &text_file);
+        for (auto& o : r.outputs) o.bytes = {}; // in the blob now
+        if (!ch::send(sock, i + 1 == parts.size() ? ch::Type::result : ch::Type::partial, result, blob, text_file)) {
+            return false;
+        }
     }
     return true;
 }
@@ -243,6 +247,7 @@ int run_helper(const HelperArgs& a) {
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (a.parent != 0 && ::getppid() != a.parent) return 1;
     ::signal(SIGPIPE, SIG_IGN);
+    ::signal(SIGXFSZ, SIG_IGN); // a scratch file past RLIMIT_FSIZE fails its write, not the process
     sandbox::Report report;
     try {
         report = enter_sandbox(a);
@@ -278,6 +283,7 @@ int helper_main(int argc, char** argv) {
     app.add_option("--parent", args.parent);
     app.add_option("--scratch", scratch)->required();
     app.add_option("--memory-mb", args.memory_mb);
+    app.add_option("--max-file-bytes", args.max_file_bytes);
     app.add_option("--preload", args.preload_langs);
     app.add_flag("--warm", args.warm);
     app.add_flag("--self-test-sandbox", args.self_test_sandbox);

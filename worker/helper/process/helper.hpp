@@ -12,6 +12,7 @@ struct HelperArgs {
     int parent = 0;                 // the worker's pid: the helper exits when it is gone
     std::filesystem::path scratch;  // the only folder the helper may write (its TMPDIR)
     std::uint64_t memory_mb = 1024; // INGEST_JOB_MEMORY_MB; RLIMIT_DATA adds k_helper_base_mb
+    std::uint64_t max_file_bytes = 10ULL << 30; // INGEST_MAX_FILE_BYTES; RLIMIT_FSIZE follows from it
     std::string preload_langs;      // Tesseract languages to load before the first job; empty: none
     bool warm = false;              // run Poppler and the image loaders once before the first job
     bool self_test_sandbox = false;
@@ -33,6 +34,14 @@ inline std::uint64_t helper_data_limit_bytes(std::uint64_t memory_mb) {
 #endif
 }
 
+/// RLIMIT_FSIZE of a helper whose inputs may be `max_file_bytes` long: room for the text of
+/// such a file in its scratch folder (a plain text grows at most threefold, each invalid byte
+/// becoming U+FFFD), and at least 1 GiB for the parsers' own temporary files.
+inline std::uint64_t helper_file_limit_bytes(std::uint64_t max_file_bytes) {
+    const std::uint64_t text = max_file_bytes > (UINT64_MAX >> 2) ? UINT64_MAX >> 2 : max_file_bytes * 3 + 1;
+    return text > (1ULL << 30) ? text : 1ULL << 30;
+}
+
 /// Exit code of a helper that ran out of memory outside a step's own handling.
 inline constexpr int k_helper_exit_out_of_memory = 86;
 
@@ -43,7 +52,7 @@ inline constexpr int k_helper_exit_out_of_memory = 86;
 int run_helper(const HelperArgs& args);
 
 /// main() of ingestd-helper: parses `[helper] --channel N --parent PID --scratch DIR
-/// [--memory-mb N] [--preload LANGS] [--self-test-sandbox --outside PATH --tcp-port N]`
+/// [--memory-mb N] [--max-file-bytes N] [--preload LANGS] [--self-test-sandbox --outside PATH --tcp-port N]`
 /// and runs run_helper.
 int helper_main(int argc, char** argv);
 
