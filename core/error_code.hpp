@@ -3,6 +3,7 @@
 #include <iosfwd>
 #include <optional>
 #include <string>
+#include <utility>
 #include <string_view>
 
 namespace core {
@@ -49,8 +50,13 @@ std::ostream& operator<<(std::ostream& out, ErrorCode code);
 
 /// One failure: its code and one readable sentence (library detail goes to the log).
 struct Failure {
+    Failure() = default;
+    Failure(ErrorCode c, std::string m, std::string d = {})
+        : code(c), message(std::move(m)), detail(std::move(d)) {}
+
     ErrorCode code{};
-    std::string message;
+    std::string message; // the sentence users see (`error`, `<step>_error`)
+    std::string detail;  // the library's own words, for the log only; empty when none
 };
 
 } // namespace core

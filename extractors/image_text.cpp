@@ -1,7 +1,9 @@
 #include "extractors/image_text.hpp"
 
+#include "extractors/image_header.hpp"
 #include "extractors/ocr_engine.hpp"
 #include "extractors/text_clean.hpp"
+#include "extractors/vips_error.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -41,6 +43,9 @@ std::optional<Decoder> decoder_for(const std::string& mime) {
         {"image/tiff", {"tiffload_buffer", true, true}},
         {"image/heic", {"heifload_buffer", true}},
         {"image/heif", {"heifload_buffer", true}},
+        {"image/avif", {"heifload_buffer", true}},
+        {"image/heic-sequence", {"heifload_buffer", true}},
+        {"image/heif-sequence", {"heifload_buffer", true}},
         {"image/bmp", {}},
         {"image/x-ms-bmp", {}},
     };
@@ -64,16 +69,6 @@ bool has_loader(const Decoder& decoder) {
 void quiet_leptonica() {
     static std::once_flag once;
     std::call_once(once, [] { setMsgSeverity(L_SEVERITY_NONE); });
-}
-
-// The first line of libvips's error buffer, which is then cleared (it is per process).
-std::string vips_reason(const vips::VError& e) {
-    std::string msg = e.what();
-    vips_error_clear();
-    if (const auto nl = msg.find('\n'); nl != std::string::npos) {
-        msg.resize(nl);
-    }
-    return msg;
 }
 
 struct BlobDeleter {
@@ -108,34 +103,28 @@ int dpi_of(double pixels_per_mm, int width, int height) {
     return static_cast<int>(std::lround(dpi));
 }
 
-// Decodes one page to an in-memory 8-bit grey raster, upright (EXIF orientation applied),
-// transparency flattened onto white, scaled down when huge.
-vips::VImage decode_grey(vips::VImage image, int& dpi) {
+// Decodes one page to an in-memory 8-bit raster as the tesseract CLI hands a file to
+// Tesseract (Leptonica reads it, 16-bit samples cut to 8, transparency put on white): RGB
+// for a colour image, so that Tesseract thresholds each channel itself (coloured text on a
+// coloured background keeps the contrast that a grey conversion loses), grey for a grey
+// one; upright (EXIF orientation applied) and scaled down when huge.
+vips::VImage decode_raster(vips::VImage image, int& dpi) {
     dpi = dpi_of(image.xres(), image.width(), image.height());
     const bool has_orientation = image.get_typeof(VIPS_META_ORIENTATION) != 0;
-    if (image.format() == VIPS_FORMAT_UCHAR && image.interpretation() == VIPS_INTERPRETATION_sRGB &&
-        (image.bands() == 3 || image.bands() == 4)) {
-        // 8-bit RGB: Leptonica's luminance weights, as Tesseract converts colour itself,
-        // instead of libvips's gamma-correct path through linear light (2-3x the time on
-        // a page, for no gain in recognition).
-        if (image.has_alpha()) {
-            image = image.flatten(vips::VImage::option()->set("background", std::vector<double>{255.0}));
-        }
-        image = image.extract_band(0, vips::VImage::option()->set("n", 3))
-                    .recomb(vips::VImage::new_matrixv(3, 1, 0.3, 0.5, 0.2))
-                    .round(VIPS_OPERATION_ROUND_RINT)
-                    .cast(VIPS_FORMAT_UCHAR)
-                    .copy(vips::VImage::option()->set("interpretation", VIPS_INTERPRETATION_B_W));
+    const bool colour = image.bands() - (image.has_alpha() ? 1 : 0) >= 3; // RGB, CMYK, Lab...
+    const VipsInterpretation space = colour ? VIPS_INTERPRETATION_sRGB : VIPS_INTERPRETATION_B_W;
+    if (image.interpretation() != space || image.format() != VIPS_FORMAT_UCHAR) {
+        image = image.colourspace(space);
     }
-    image = image.colourspace(VIPS_INTERPRETATION_B_W);
     if (image.format() != VIPS_FORMAT_UCHAR) {
-        image = image.colourspace(VIPS_INTERPRETATION_B_W); // GREY16 -> 8-bit
+        image = image.colourspace(space); // GREY16 -> B_W, RGB16 -> sRGB
     }
     if (image.has_alpha()) {
-        image = image.flatten(vips::VImage::option()->set("background", std::vector<double>{255.0}));
+        image = image.flatten(vips::VImage::option()->set("background", std::vector<double>(colour ? 3 : 1, 255.0)));
     }
-    if (image.bands() > 1) {
-        image = image.extract_band(0);
+    const int bands = colour ? 3 : 1;
+    if (image.bands() > bands) {
+        image = image.extract_band(0, vips::VImage::option()->set("n", bands));
     }
     if (image.format() != VIPS_FORMAT_UCHAR) {
         image = image.cast(VIPS_FORMAT_UCHAR);
@@ -186,22 +175,17 @@ TextResult finish(Collected&& c, TextResult result) {
     return result;
 }
 
-std::string too_many_pixels_message(std::uint64_t w, std::uint64_t h, std::uint64_t max) {
-    return "The image is " + std::to_string(w) + "x" + std::to_string(h) + " pixels, more than the " +
-           std::to_string(max) + " allowed.";
-}
-
 // BMP: libvips reads it only through ImageMagick, which stays blocked; Leptonica decodes it.
 TextResult extract_bmp_text(std::span<const unsigned char> bytes, const TextOptions& options) {
     TextResult result;
     quiet_leptonica();
     l_int32 format = 0, w = 0, h = 0, bps = 0, spp = 0, cmap = 0;
     if (pixReadHeaderMem(bytes.data(), bytes.size(), &format, &w, &h, &bps, &spp, &cmap) != 0 || w <= 0 || h <= 0) {
-        result.error = StepError{core::ErrorCode::corrupt_file, "The BMP image is damaged: its header cannot be read."};
+        result.error = StepError{core::ErrorCode::corrupt_file, "The BMP image is damaged and its header cannot be read."};
         return result;
     }
     if (std::uint64_t(w) * std::uint64_t(h) > options.max_pixels) {
-        result.error = StepError{core::ErrorCode::too_many_pixels, too_many_pixels_message(w, h, options.max_pixels)};
+        result.error = too_many_pixels_failure(std::uint64_t(w), std::uint64_t(h), options.max_pixels);
         return result;
     }
     struct PixDeleter {
@@ -211,7 +195,7 @@ TextResult extract_bmp_text(std::span<const unsigned char> bytes, const TextOpti
     Pix pix(pixReadMem(bytes.data(), bytes.size()));
     if (!pix) {
         result.error =
-            StepError{core::ErrorCode::corrupt_file, "The BMP image is damaged: its pixels cannot be decoded."};
+            StepError{core::ErrorCode::corrupt_file, "The BMP image is damaged and its pixels cannot be decoded."};
         return result;
     }
     Pix grey(pixConvertTo8(pix.get(), 0));
@@ -243,12 +227,12 @@ std::optional<StepError> read_page(const vips::VImage& image, int page, const Te
     const std::uint64_t w = std::uint64_t(std::max(image.width(), 0));
     const std::uint64_t h = std::uint64_t(std::max(image.height(), 0));
     if (w * h > options.max_pixels) {
-        return StepError{core::ErrorCode::too_many_pixels, too_many_pixels_message(w, h, options.max_pixels)};
+        return too_many_pixels_failure(w, h, options.max_pixels);
     }
     int dpi = 0;
-    const vips::VImage grey = decode_grey(image, dpi);
-    const GreyImage view{static_cast<const unsigned char*>(grey.data()), grey.width(), grey.height(),
-                         static_cast<int>(VIPS_IMAGE_SIZEOF_LINE(grey.get_image())), dpi};
+    const vips::VImage raster = decode_raster(image, dpi);
+    const GreyImage view{static_cast<const unsigned char*>(raster.data()), raster.width(), raster.height(),
+                         static_cast<int>(VIPS_IMAGE_SIZEOF_LINE(raster.get_image())), dpi, raster.bands()};
     OcrPage text = ocr_page(view, options.ocr_langs, options.deadline);
     const bool timed_out = text.timed_out && std::chrono::steady_clock::now() >= options.deadline;
     add_page(c, std::move(text));
@@ -281,6 +265,18 @@ void read_pages(const Decoder& decoder, VipsBlob* blob, const TextOptions& optio
     }
 }
 
+// Why libvips could not decode the image, whose library text is `detail` (for the log).
+StepError decode_failure(std::span<const unsigned char> bytes, const std::string& detail) {
+    if (is_out_of_memory_message(detail)) {
+        return memory_limit_error("image", detail);
+    }
+    if (auto variant = tiff_variant_failure(bytes)) {
+        variant->detail = detail;
+        return *variant;
+    }
+    return StepError{core::ErrorCode::corrupt_file, "The image is damaged and cannot be decoded.", detail};
+}
+
 } // namespace
 
 bool is_ocr_image(const std::string& mime) {
@@ -296,7 +292,11 @@ TextResult extract_image_text(std::span<const unsigned char> bytes, const std::s
         return extract_bmp_text(bytes, options);
     }
     if (!decoder || !has_loader(*decoder)) {
-        result.error = StepError{core::ErrorCode::corrupt_file, "Images of type " + mime + " cannot be read for OCR."};
+        result.error = StepError{core::ErrorCode::unsupported_format, "This build cannot decode images of type " + mime + "."};
+        return result;
+    }
+    if (auto too_big = heif_size_failure(bytes, options.max_pixels)) {
+        result.error = std::move(too_big); // before libheif refuses it with its own words
         return result;
     }
     // The blob borrows the caller's bytes; libvips never frees them.
@@ -304,15 +304,11 @@ TextResult extract_image_text(std::span<const unsigned char> bytes, const std::s
     Collected c;
     try {
         read_pages(*decoder, blob.get(), options, result, c);
+        // Loaders leave warnings there on success too (the HEIF source's "bad seek"): the
+        // buffer is per process, and the next file must not inherit them.
+        vips_error_clear();
     } catch (const vips::VError& e) {
-        const std::string reason = vips_reason(e);
-        if (is_out_of_memory_message(reason)) {
-            result.error = memory_limit_error("image", reason);
-        } else {
-            result.error = StepError{core::ErrorCode::corrupt_file,
-                                     "The image is damaged and cannot be decoded (" +
-                                         (reason.empty() ? std::string("libvips failed") : reason) + ")."};
-        }
+        result.error = decode_failure(bytes, vips_error_line(e));
     }
     if (result.page_count && c.pages < *result.page_count) {
         result.pages_read = c.pages;

@@ -1,14 +1,17 @@
 #include "extractors/ocr_engine.hpp"
 
+#include "extractors/deskew.hpp"
 #include "extractors/engine_cache.hpp"
 #include "extractors/sniff/hash.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <string_view>
 #include <vector>
@@ -95,6 +98,7 @@ tesseract::TessBaseAPI* osd_engine() {
 
 // True when every pixel is 0 or 255: a bilevel scan (fax, 1-bit TIFF) decoded to grey.
 bool bilevel(const GreyImage& image) {
+    if (image.channels != 1) return false;
     for (int y = 0; y < image.height; ++y) {
         const unsigned char* row = image.data + std::size_t(y) * std::size_t(image.bytes_per_line);
         unsigned char odd = 0;
@@ -130,7 +134,7 @@ void set_image(tesseract::TessBaseAPI& api, const GreyImage& image) {
         const std::vector<unsigned char> bits = pack_bits(image, bpl);
         api.SetImage(bits.data(), image.width, image.height, 0, bpl); // copies the pixels
     } else {
-        api.SetImage(image.data, image.width, image.height, 1, image.bytes_per_line);
+        api.SetImage(image.data, image.width, image.height, image.channels, image.bytes_per_line);
     }
     if (image.dpi > 0) {
         api.SetSourceResolution(image.dpi);
@@ -174,13 +178,15 @@ Pass recognise(tesseract::TessBaseAPI& api, const GreyImage& image, std::chrono:
 GreyImage rotate(const GreyImage& image, int degrees, std::vector<unsigned char>& pixels) {
     const int w = image.width;
     const int h = image.height;
+    const auto n = std::size_t(image.channels);
     const bool swap = degrees == 90 || degrees == 270;
     GreyImage out;
     out.width = swap ? h : w;
     out.height = swap ? w : h;
-    out.bytes_per_line = out.width;
+    out.bytes_per_line = out.width * image.channels;
     out.dpi = image.dpi;
-    pixels.resize(std::size_t(out.width) * std::size_t(out.height));
+    out.channels = image.channels;
+    pixels.resize(std::size_t(out.width) * std::size_t(out.height) * n);
     for (int y = 0; y < h; ++y) {
         const unsigned char* row = image.data + std::size_t(y) * std::size_t(image.bytes_per_line);
         for (int x = 0; x < w; ++x) {
@@ -196,7 +202,8 @@ GreyImage rotate(const GreyImage& image, int degrees, std::vector<unsigned char>
                 nx = y;
                 ny = w - 1 - x;
             }
-            pixels[std::size_t(ny) * std::size_t(out.width) + std::size_t(nx)] = row[x];
+            std::copy_n(row + std::size_t(x) * n, n,
+                        pixels.data() + (std::size_t(ny) * std::size_t(out.width) + std::size_t(nx)) * n);
         }
     }
     out.data = pixels.data();
@@ -220,6 +227,43 @@ int detect_correction(tesseract::TessBaseAPI& osd, const GreyImage& image) {
     return (360 - orientation) % 360;
 }
 
+// Takes `pass` as the page's result, read with the page turned `rotation` degrees (OSD).
+void keep(OcrPage& out, Pass&& pass, int rotation) {
+    out.text = std::move(pass.text);
+    out.confidence_sum = pass.confidence_sum;
+    out.words = pass.words;
+    out.timed_out = pass.timed_out;
+    out.rotation = rotation;
+}
+
+// Orientation detection on a page whose first pass had low confidence: when OSD finds it on
+// its side or upside down, it is turned (and levelled) and read again, and the more
+// confident pass is kept in `out`.
+void read_turned(tesseract::TessBaseAPI& api, const GreyImage& page, std::chrono::steady_clock::time_point end,
+                 OcrPage& out) {
+    if (std::chrono::steady_clock::now() + k_osd_min_time_left > end) {
+        return;
+    }
+    tesseract::TessBaseAPI* osd = osd_engine();
+    if (osd == nullptr) {
+        return;
+    }
+    out.osd_ran = true;
+    const int correction = detect_correction(*osd, page);
+    if (correction == 0) {
+        return;
+    }
+    std::vector<unsigned char> pixels;
+    const GreyImage turned = rotate(page, correction, pixels);
+    // A sheet on its side can also be skewed: its lines only show once it is upright.
+    const std::optional<LevelledPage> level = out.deskew == 0.0 ? deskewed(turned) : std::nullopt;
+    Pass second = recognise(api, level ? level->view : turned, end);
+    if (second.words > 0 && second.mean() > out.mean_confidence()) {
+        keep(out, std::move(second), correction);
+        if (level) out.deskew = level->degrees;
+    }
+}
+
 } // namespace
 
 OcrPage ocr_page(const GreyImage& image, const std::string& langs, std::chrono::steady_clock::time_point deadline) {
@@ -231,37 +275,22 @@ OcrPage ocr_page(const GreyImage& image, const std::string& langs, std::chrono::
     const auto now = std::chrono::steady_clock::now();
     const auto end = now >= deadline ? deadline : std::min(deadline, now + k_ocr_page_time_cap);
 
-    Pass first = recognise(api, image, end);
-    out.text = std::move(first.text);
-    out.confidence_sum = first.confidence_sum;
-    out.words = first.words;
-    out.timed_out = first.timed_out;
+    const std::optional<LevelledPage> level = deskewed(image);
+    const GreyImage& page = level ? level->view : image;
+    out.deskew = level ? level->degrees : 0.0;
+    Pass first = recognise(api, page, end);
+    keep(out, std::move(first), 0);
     // Upright pages never pay for orientation detection, nor do pages without any words (a
     // photo): a page on its side or upside down still gives many (garbage) words.
-    if (first.timed_out || first.words == 0 || first.mean() >= k_low_confidence) {
-        return out;
+    if (!out.timed_out && out.words > 0 && out.mean_confidence() < k_low_confidence) {
+        read_turned(api, page, end, out);
     }
-    if (std::chrono::steady_clock::now() + k_osd_min_time_left > end) {
-        return out;
-    }
-    tesseract::TessBaseAPI* osd = osd_engine();
-    if (osd == nullptr) {
-        return out;
-    }
-    out.osd_ran = true;
-    const int correction = detect_correction(*osd, image);
-    if (correction == 0) {
-        return out;
-    }
-    std::vector<unsigned char> pixels;
-    const GreyImage turned = rotate(image, correction, pixels);
-    Pass second = recognise(api, turned, end);
-    if (second.words > 0 && second.mean() > first.mean()) {
-        out.text = std::move(second.text);
-        out.confidence_sum = second.confidence_sum;
-        out.words = second.words;
-        out.rotation = correction;
-        out.timed_out = second.timed_out;
+    // Tesseract can report a confident "word" whose text is empty (a rule or a speck it
+    // kept as a word): a page without text has no confidence, so an empty result never
+    // claims one.
+    if (std::all_of(out.text.begin(), out.text.end(), [](char c) { return std::isspace(static_cast<unsigned char>(c)); })) {
+        out.confidence_sum = 0;
+        out.words = 0;
     }
     return out;
 }

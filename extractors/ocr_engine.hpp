@@ -9,13 +9,16 @@
 
 namespace extractors {
 
-/// A borrowed 8-bit grey raster, top row first, rows `bytes_per_line` bytes apart.
+/// A borrowed 8-bit raster, top row first, rows `bytes_per_line` bytes apart: grey (one
+/// byte a pixel) or RGB (three), as the tesseract CLI hands a file's pixels to Tesseract,
+/// which thresholds colour per channel.
 struct GreyImage {
     const unsigned char* data = nullptr;
     int width = 0;
     int height = 0;
     int bytes_per_line = 0;
-    int dpi = 0; // 0 when unknown: Tesseract then estimates it from the text size
+    int dpi = 0;      // 0 when unknown: Tesseract then estimates it from the text size
+    int channels = 1; // 1 grey, 3 RGB
 };
 
 /// What OCR made of one page.
@@ -24,6 +27,7 @@ struct OcrPage {
     long long confidence_sum = 0; // sum of the word confidences (0-100 each)
     int words = 0;                // number of words behind confidence_sum
     int rotation = 0;             // degrees clockwise the kept pass rotated the page (OSD)
+    double deskew = 0;            // degrees the page was turned to level its text lines (0: level)
     bool osd_ran = false;         // orientation detection was needed
     bool timed_out = false;       // the deadline cut recognition short; `text` is partial
 
@@ -40,7 +44,10 @@ inline constexpr std::size_t k_ocr_engines_per_thread = 3;
 /// first use and reused (the last k_ocr_engines_per_thread sets) (OEM default, automatic page segmentation).
 /// Recognition stops at min(`deadline`, now + k_ocr_page_time_cap). A page whose first pass has a low mean word
 /// confidence is checked with orientation detection (`osd`) and, when that is confident,
-/// rotated and read again; the better pass is kept. Throws std::runtime_error when the
+/// rotated and read again; the better pass is kept. A page whose text lines are skewed (a
+/// sheet scanned at an angle, up to 15 degrees) is levelled first, which Tesseract's layout
+/// analysis needs beyond a degree or two. A page without any text has no confidence (0
+/// words). Throws std::runtime_error when the
 /// engine cannot be initialised (language data missing). Thread-safe: one engine per
 /// thread. The process must run with OMP_THREAD_LIMIT=1 (read by libgomp before main).
 OcrPage ocr_page(const GreyImage& image, const std::string& langs, std::chrono::steady_clock::time_point deadline);

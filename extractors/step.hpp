@@ -31,12 +31,12 @@ inline bool is_out_of_memory_message(std::string_view message) {
     return false;
 }
 
-/// The memory_limit failure of a decoder that ran out of memory.
+/// The memory_limit failure of a decoder that ran out of memory; the decoder's own message
+/// is the failure's `detail` (for the log).
 inline StepError memory_limit_error(std::string_view what, std::string_view detail) {
-    return StepError{
-        core::ErrorCode::memory_limit,
-        "The " + std::string(what) +
-            " needs more memory than the job's budget (INGEST_JOB_MEMORY_MB) allows: " + std::string(detail) + "."};
+    return StepError{core::ErrorCode::memory_limit,
+                     "The " + std::string(what) + " needs more memory than the job's budget (INGEST_JOB_MEMORY_MB) allows.",
+                     std::string(detail)};
 }
 
 using OcrMode = core::OcrMode;

@@ -145,6 +145,8 @@ Appended append_new_file(Redis& redis, const QueueNames& names, const NewFile& f
                         {"extraction_status", "pending"},
                         {"thumbnail_status", "pending"},
                         {"submitted_at", file.submitted_at}});
+    // reconcile rebuilds the event from these fields if it is ever lost.
+    if (!file.ocr_langs.empty()) hset.insert(hset.end(), {"ocr_langs", file.ocr_langs});
     Args xadd = {"XADD",
                  names.stream,
                  "*",

@@ -22,6 +22,8 @@ packages=(
   libcurl4-openssl-dev libxml2-dev
   # documents: zip, XML/HTML, MIME (extractors/ only)
   libzip-dev libgmime-3.0-dev
+  # image headers read before decoding: a TIFF's variant, a HEIF/AVIF's size (extractors/ only)
+  libtiff-dev libheif-dev
   # a local Redis for scripts/run-worker.sh
   redis-server redis-tools
 )

@@ -1,5 +1,7 @@
 #include "thumbnails/image_thumbnail.hpp"
 
+#include "extractors/image_header.hpp"
+#include "extractors/vips_error.hpp"
 #include "thumbnails/render_guard.hpp"
 #include "thumbnails/webp_encoder.hpp"
 
@@ -94,12 +96,14 @@ Result render_image_unchecked(std::span<const unsigned char> bytes, const Option
     if (bytes.empty()) {
         return failure(core::ErrorCode::corrupt_file, "The image file is empty.");
     }
+    if (auto too_big = extractors::heif_size_failure(bytes, options.max_pixels)) {
+        return failure(std::move(*too_big)); // before libheif refuses it with its own words
+    }
     const Header header = read_header(bytes);
     const auto pixels = static_cast<std::uint64_t>(header.width) * static_cast<std::uint64_t>(header.height);
     if (pixels > options.max_pixels) {
-        return failure(core::ErrorCode::too_many_pixels,
-                       "The image is " + std::to_string(header.width) + "x" + std::to_string(header.height) +
-                           " pixels, above the limit of " + std::to_string(options.max_pixels) + ".");
+        return failure(extractors::too_many_pixels_failure(std::uint64_t(header.width), std::uint64_t(header.height),
+                                                           options.max_pixels));
     }
     if (expired(options)) {
         return timed_out();
@@ -116,6 +120,19 @@ Result render_image_unchecked(std::span<const unsigned char> bytes, const Option
     return result;
 }
 
+// render_image_unchecked(), with a TIFF that libvips cannot decode told apart from a damaged
+// one: a valid variant it does not read is unsupported_format, named.
+Result render_image_checked(std::span<const unsigned char> bytes, const Options& options) {
+    try {
+        return render_image_unchecked(bytes, options);
+    } catch (const vips::VError& error) {
+        std::optional<core::Failure> variant = extractors::tiff_variant_failure(bytes);
+        if (!variant) throw;
+        variant->detail = extractors::vips_error_line(error);
+        return failure(std::move(*variant));
+    }
+}
+
 } // namespace
 
 bool is_supported_image(const std::string& mime) {
@@ -127,7 +144,7 @@ bool is_supported_image(const std::string& mime) {
 }
 
 Result render_image(std::span<const unsigned char> bytes, const Options& options) {
-    return guarded(render_image_unchecked, bytes, options, "image");
+    return guarded(render_image_checked, bytes, options, "image");
 }
 
 } // namespace thumbnails

@@ -1,6 +1,7 @@
 #include "thumbnails/render_guard.hpp"
 
 #include "extractors/step.hpp"
+#include "extractors/vips_error.hpp"
 
 #include <chrono>
 #include <new>
@@ -9,50 +10,13 @@
 
 namespace thumbnails {
 
-namespace {
-
-// Bound on the libvips text kept in an error sentence.
-constexpr std::size_t k_max_message = 300;
-
-// The libvips message as one line, then the global error buffer cleared so the
-// next file on this process does not inherit it.
-std::string vips_message(const vips::VError& error) {
-    std::string text = error.what();
-    vips_error_clear();
-    std::string line;
-    std::size_t start = 0;
-    while (start < text.size()) {
-        std::size_t end = text.find('\n', start);
-        if (end == std::string::npos) {
-            end = text.size();
-        }
-        const std::string part = text.substr(start, end - start);
-        // Loaders often repeat a warning once per strip: keep each sentence once.
-        if (!part.empty() && line.find(part) == std::string::npos) {
-            if (!line.empty()) {
-                line += "; ";
-            }
-            line += part;
-        }
-        start = end + 1;
-    }
-    if (line.empty()) {
-        line = "unknown libvips error";
-    }
-    if (line.size() > k_max_message) {
-        line.resize(k_max_message);
-    }
-    while (!line.empty() && (line.back() == '.' || line.back() == ' ')) {
-        line.pop_back();
-    }
-    return line;
+Result failure(core::ErrorCode code, std::string message) {
+    return failure(core::Failure{code, std::move(message), {}});
 }
 
-} // namespace
-
-Result failure(core::ErrorCode code, std::string message) {
+Result failure(core::Failure failed) {
     Result result;
-    result.error = Result::Error{code, std::move(message)};
+    result.error = std::move(failed);
     return result;
 }
 
@@ -73,24 +37,22 @@ Result guarded(RenderFunction render, std::span<const unsigned char> bytes, cons
         // Loaders also leave warnings there on success (libjpeg's "corrupt data").
         vips_error_clear();
         return result;
-    } catch (const vips::VError& error) {
-        std::string message = vips_message(error);
-        if (expired(options)) {
-            return timed_out();
-        }
-        if (extractors::is_out_of_memory_message(message)) {
-            const auto e = extractors::memory_limit_error(what, message);
-            return failure(e.code, e.message);
-        }
-        return failure(core::ErrorCode::corrupt_file,
-                       std::string("The ") + what + " could not be read: " + message + ".");
     } catch (const std::bad_alloc&) {
         throw;
-    } catch (const std::exception& error) {
-        vips_error_clear();
-        return failure(core::ErrorCode::corrupt_file,
-                       std::string("The ") + what + " could not be read: " + error.what() + ".");
+    } catch (const std::exception& error) { // vips::VError, or what a loader threw
+        return decode_failure(what, extractors::vips_error_line(error), options);
     }
+}
+
+Result decode_failure(const char* what, const std::string& detail, const Options& options) {
+    if (expired(options)) {
+        return timed_out();
+    }
+    if (extractors::is_out_of_memory_message(detail)) {
+        return failure(extractors::memory_limit_error(what, detail));
+    }
+    return failure(core::Failure{
+        core::ErrorCode::corrupt_file, std::string("The ") + what + " is damaged and cannot be decoded.", detail});
 }
 
 } // namespace thumbnails

@@ -13,6 +13,15 @@ using RenderFunction = Result (*)(std::span<const unsigned char> bytes, const Op
 /// A Result that failed with `code` and the sentence `message`.
 Result failure(core::ErrorCode code, std::string message);
 
+/// A Result that failed with `failed`.
+Result failure(core::Failure failed);
+
+/// The failure of a decoder that threw with the library text `detail` while drawing `what`
+/// ("image", "PDF"): `timeout` after the deadline, `memory_limit` when it ran out of memory,
+/// else `corrupt_file` with a fixed sentence; `detail` goes to the failure's detail (the
+/// log), never into the sentence.
+Result decode_failure(const char* what, const std::string& detail, const Options& options);
+
 /// True when the job's deadline has passed.
 bool expired(const Options& options);
 
@@ -20,8 +29,7 @@ bool expired(const Options& options);
 Result timed_out();
 
 /// Runs `render` unless the deadline has passed, turning what it throws into a failure value:
-/// `timeout` after the deadline, `memory_limit` when a decoder ran out of memory, else
-/// `corrupt_file` naming `what` ("image", "PDF"). Leaves libvips's error buffer empty.
+/// decode_failure(). Leaves libvips's error buffer empty.
 /// std::bad_alloc passes through.
 Result guarded(RenderFunction render, std::span<const unsigned char> bytes, const Options& options, const char* what);
 

@@ -176,6 +176,15 @@ TEST(HelperWire, ResultsCarryTheirTypedStepFailures) {
     EXPECT_TRUE(back.parser_stopped());
     EXPECT_EQ(worker::check_step_failures(back), "");
 
+    // A failure's detail (the library's words, for the worker's log) crosses too, capped.
+    PipelineResult detailed = result_with_failures();
+    detailed.text_error->detail = "heif: Invalid input: No 'hvcC' box";
+    detailed.thumbnail_error->detail = std::string(5000, 'x');
+    const auto detailed_back = ch::result_from_json(ch::to_json(detailed, blob), blob);
+    EXPECT_EQ(detailed_back.text_error->detail, "heif: Invalid input: No 'hvcC' box");
+    EXPECT_EQ(detailed_back.thumbnail_error->detail.size(), 512U);
+    EXPECT_EQ(back.text_error->detail, "");
+
     PipelineResult clean;
     const auto clean_back = ch::result_from_json(ch::to_json(clean, blob), blob);
     EXPECT_FALSE(clean_back.text_error || clean_back.thumbnail_error);

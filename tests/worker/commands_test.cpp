@@ -119,6 +119,44 @@ TEST(Commands, SubmitPrintsIdsBeforeALaterFailure) {
     EXPECT_EQ(redis.command({"HGET", "ingest:file:" + id, "status"}).str, "pending");
 }
 
+// submit --ocr-langs puts the languages on each event and in the pending metadata (for
+// submit the flag is the event's field; INGEST_OCR_LANGS is the workers' setting); when the
+// event is lost, reconcile re-appends it with them. A malformed list is refused up front.
+TEST(Commands, SubmitOcrLangsReachTheEventAndReconcileKeepsThem) {
+    testsupport::RedisServer server;
+    TempDir d;
+    testsupport::write_file(d.path() / "scan.png", "not really a png\n");
+    std::filesystem::create_directories(d.path() / "store");
+    const Env env = {{"INGEST_REDIS_URL", server.url()}, {"INGEST_STORAGE_ROOT", (d.path() / "store").string()}};
+    int st = -1;
+    const auto lines =
+        lines_of(run_ingestd("submit --ocr-langs deu+fra " + (d.path() / "scan.png").string(), env, &st));
+    EXPECT_EQ(st, 0);
+    ASSERT_EQ(lines.size(), 1u);
+    const std::string id = lines[0]["file_id"], event_id = lines[0]["event_id"];
+    jobs::Redis redis = connect(server);
+    const Fields event = entry_fields(redis, "ingest:uploads", event_id);
+    EXPECT_NE(std::find(event.begin(), event.end(), std::pair<std::string, std::string>{"ocr_langs", "deu+fra"}),
+              event.end());
+    EXPECT_EQ(redis.command({"HGET", "ingest:file:" + id, "ocr_langs"}).str, "deu+fra");
+
+    // The event is lost (trimmed before any worker read it) and the file has waited an hour.
+    redis.command({"XDEL", "ingest:uploads", event_id});
+    redis.command({"HSET", "ingest:file:" + id, "submitted_at", "2020-01-01T00:00:00.000Z"});
+    const auto reconciled = lines_of(run_ingestd("reconcile --older-than 600", env, &st));
+    EXPECT_EQ(st, 0);
+    ASSERT_EQ(reconciled.size(), 1u);
+    const Fields again = entry_fields(redis, "ingest:uploads", reconciled[0]["event_id"]);
+    EXPECT_NE(std::find(again.begin(), again.end(), std::pair<std::string, std::string>{"ocr_langs", "deu+fra"}),
+              again.end());
+
+    const std::string out = run_ingestd("submit --ocr-langs 'deu fra' " + (d.path() / "scan.png").string() + " 2>&1",
+                                        env, &st);
+    EXPECT_EQ(st, 2) << out;
+    EXPECT_NE(out.find("invalid --ocr-langs"), std::string::npos) << out;
+    EXPECT_EQ(redis.command({"XLEN", "ingest:uploads"}).integer, 1);
+}
+
 // Messages: the unknown word and the commands; ranges in words; each command's --help has
 // only its flags, typed; a missing storage root stops the worker with one line naming it.
 TEST(Commands, MessagesANewcomerGetsRight) {

@@ -168,6 +168,19 @@ TEST_F(JobRunnerStages, LeaseLostDuringAnalyseCommitsNothing) {
     EXPECT_TRUE(counted("lost", "unknown"));
 }
 
+// The processing write records the event's own ocr_langs, so that `reconcile` rebuilds the
+// event of a file whose worker died with them; the final commit of a run without OCR clears
+// the field, as the text step owns it.
+TEST_F(JobRunnerStages, ProcessingKeepsTheEventsOcrLangsForReconcile) {
+    store.put("k", "some bytes");
+    run(deliver({"file_id", "f1", "storage_key", "k", "ocr_langs", "eng"}), [] { return true; });
+    EXPECT_EQ(meta("status"), "processing");
+    EXPECT_EQ(meta("ocr_langs"), "eng");
+    run(deliver({"file_id", "f1", "storage_key", "k", "ocr_langs", "eng"}));
+    EXPECT_EQ(meta("status"), "done");
+    EXPECT_EQ(meta("ocr_langs"), "");
+}
+
 TEST_F(JobRunnerStages, TypeLabelComesFromTheExtractorsClassifier) {
     store.put("k", "<a>xml</a>");
     detected_type = "application/xml"; // text for the extractors (read as its raw text)

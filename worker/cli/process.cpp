@@ -3,8 +3,11 @@
 #include "jobs/queue.hpp"
 #include "worker/cli/command.hpp"
 #include "worker/cli/output.hpp"
+#include "worker/config/log.hpp"
 #include "worker/helper/pool.hpp"
 #include "worker/pipeline/pipeline.hpp"
+#include "worker/pipeline/result.hpp"
+#include "worker/pipeline/step.hpp"
 #include "worker/storage/store.hpp"
 
 #include <cerrno>
@@ -82,6 +85,19 @@ LocalFile open_local(const std::string& path, std::uint64_t max_bytes) {
     return {std::move(fd), size};
 }
 
+// The library's words behind a failed step's sentence go to the log (stderr), as the worker's
+// "step failed" line carries them.
+void log_failure_details(const std::string& path, const PipelineResult& result) {
+    for (Step step : k_steps) {
+        const auto& failure = step_failure(result, step);
+        if (!failure || failure->detail.empty()) continue;
+        log::warn("step failed", {{"path", path},
+                                  {"step", std::string(field_prefix(step))},
+                                  {"error_code", std::string(core::to_string(failure->code))},
+                                  {"detail", failure->detail}});
+    }
+}
+
 Processed process_file(Run& run, const std::string& path) {
     const auto started = Clock::now();
     const std::string started_at = jobs::utc_now_rfc3339();
@@ -97,6 +113,7 @@ Processed process_file(Run& run, const std::string& path) {
         spec.file_id = file_id;
         run.options.deadline = started + std::chrono::seconds(run.config.job_timeout_s);
         result = run.helper.analyse(in.fd.get(), in.size, hash, spec, run.options);
+        log_failure_details(path, result);
         write_outputs(run.out, result.outputs);
     } catch (const core::FileError& e) {
         result = file_failure(e.code(), e.what());

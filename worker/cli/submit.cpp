@@ -22,12 +22,28 @@ struct SubmitFlags {
     std::vector<std::string> files;
     WaitFlags wait;
     std::string steps = "text,thumbnails";
+    std::string ocr_langs; // the events' ocr_langs; empty: the workers' INGEST_OCR_LANGS
 };
 
 void add_submit_flags(CLI::App& app, SubmitFlags& flags) {
     app.add_option("FILE", flags.files, "files to submit")->type_name("PATH")->required();
     add_wait_flags(app, flags.wait, "wait until each is final and print its metadata");
     app.add_option("--steps", flags.steps, "text,thumbnails (default both)")->type_name("STEPS");
+    // For submit, --ocr-langs is the event's field, not the worker setting INGEST_OCR_LANGS
+    // (which submit neither reads nor offers): the workers check that the data is installed.
+    app.add_option("--ocr-langs", flags.ocr_langs,
+                   "the files' OCR languages, put on each event as ocr_langs (deu, eng+fra; default: the "
+                   "workers' INGEST_OCR_LANGS)")
+        ->type_name("LANGS");
+}
+
+// The --ocr-langs value as the event parser judges it; false after printing why.
+bool valid_ocr_langs(const std::string& langs) {
+    if (langs.empty()) return true;
+    const auto parsed = jobs::parse_event("0-0", {{"file_id", "x"}, {"storage_key", "x"}, {"ocr_langs", langs}});
+    if (parsed.verdict == jobs::ParsedEntry::Verdict::ok) return true;
+    std::cerr << "ingestd submit: invalid --ocr-langs: " << parsed.reason << "\n";
+    return false;
 }
 
 std::string random_hex(int n) {
@@ -68,7 +84,7 @@ int wait_and_print(jobs::Redis& redis, const jobs::QueueNames& names, const std:
 // Copies `path` into storage and appends its event; prints why and returns the exit code
 // when it cannot, else nullopt with `appended` set.
 std::optional<int> submit_one(Store& store, jobs::Redis& redis, const jobs::QueueNames& names, const std::string& path,
-                              const std::string& steps, jobs::NewFile& file, jobs::Appended& appended) {
+                              const SubmitFlags& flags, jobs::NewFile& file, jobs::Appended& appended) {
     core::Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
     struct stat st {};
     if (!fd || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
@@ -79,7 +95,8 @@ std::optional<int> submit_one(Store& store, jobs::Redis& redis, const jobs::Queu
     file.storage_key = upload_key(file.file_id);
     file.name = std::filesystem::path(path).filename().string();
     file.size = static_cast<std::uint64_t>(st.st_size);
-    file.steps = steps;
+    file.steps = flags.steps;
+    file.ocr_langs = flags.ocr_langs;
     store.write_from(file.storage_key, fd.get());
     file.submitted_at = jobs::utc_now_rfc3339();
     appended = jobs::append_new_file(redis, names, file);
@@ -92,7 +109,9 @@ std::optional<int> submit_one(Store& store, jobs::Redis& redis, const jobs::Queu
 
 int submit(const Config& config, const SubmitFlags& flags) {
     const auto steps = parse_steps("submit", flags.steps);
-    if (!steps) return k_exit_usage;
+    if (!steps || !valid_ocr_langs(flags.ocr_langs)) return k_exit_usage;
+    SubmitFlags normalised = flags;
+    normalised.steps = steps->steps;
     const std::unique_ptr<Store> store = open_store_or_say("submit", config.storage_root);
     if (!store) return k_exit_usage;
     const jobs::QueueNames names = queue_names(config);
@@ -102,7 +121,7 @@ int submit(const Config& config, const SubmitFlags& flags) {
     for (const auto& path : flags.files) {
         jobs::NewFile file;
         jobs::Appended appended;
-        if (const auto rc = submit_one(*store, redis, names, path, steps->steps, file, appended)) {
+        if (const auto rc = submit_one(*store, redis, names, path, normalised, file, appended)) {
             // What was submitted before the failure is in the queue: its ids are not lost.
             if (flags.wait.wait) {
                 for (const auto& line : submitted) print_json(line);

@@ -16,12 +16,15 @@ void report_steps(Metrics& metrics, const JobOutcome& o) {
         if (!failure) continue;
         const std::string code(core::to_string(failure->code));
         metrics.step_failure(step_label(step), code);
+        // The library's own words (detail) stay out of the metadata: the log is where they
+        // are read. An empty field is left out of the line.
         log::warn("step failed", {{"file_id", o.file_id},
                                   {"event_id", o.event_id},
                                   {"type", o.kind},
                                   {"step", step_label(step)},
                                   {"error_code", code},
-                                  {"error", failure->message}});
+                                  {"error", failure->message},
+                                  {"detail", failure->detail}});
     }
 }
 

@@ -138,8 +138,13 @@ JobRunner::Fields JobRunner::common_fields(const Job& job) const {
 // The fenced `processing` write; false (the entry acknowledged or lost) when the job must
 // not go on.
 bool JobRunner::write_processing(const Job& job) {
+    // The event's own OCR languages go into the metadata with it, so that reconcile rebuilds
+    // the event of a file whose worker died with them; the commit then keeps the languages OCR
+    // used, or clears the field when OCR did not run (as the text step owns it).
+    Fields fields = job.common;
+    if (job.event().step_text && !job.event().ocr_langs.empty()) fields.emplace_back("ocr_langs", job.event().ocr_langs);
     auto f = with_retry("processing write",
-                        [&] { return m_queue.start(m_redis, job.entry_id(), job.file_id(), job.common); });
+                        [&] { return m_queue.start(m_redis, job.entry_id(), job.file_id(), fields); });
     if (f == jobs::Fence::ok) return true;
     m_metrics.job(jobs::to_string(f), "unknown");
     log::info("event skipped",

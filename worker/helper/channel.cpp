@@ -233,16 +233,24 @@ void unwire(const nlohmann::json& j, core::OcrMode& out) {
     out = *mode;
 }
 
+// A failure's detail (the library's words, for the log) is capped: the helper's bytes are
+// not trusted to be small.
+constexpr std::size_t k_max_detail = 512;
+
 nlohmann::json failure_to_json(const std::optional<core::Failure>& f) {
     if (!f) return nullptr;
-    return {{"code", std::string(core::to_string(f->code))}, {"message", f->message}};
+    nlohmann::json j = {{"code", std::string(core::to_string(f->code))}, {"message", f->message}};
+    if (!f->detail.empty()) j["detail"] = f->detail;
+    return j;
 }
 
 std::optional<core::Failure> failure_from_json(const nlohmann::json& j) {
     if (j.is_null()) return std::nullopt;
     const auto code = core::parse_error_code(j.at("code").get<std::string>());
     if (!code) throw std::runtime_error("unknown step error code");
-    return core::Failure{*code, j.at("message").get<std::string>()};
+    std::string detail = j.value("detail", std::string());
+    if (detail.size() > k_max_detail) detail.resize(k_max_detail);
+    return core::Failure{*code, j.at("message").get<std::string>(), std::move(detail)};
 }
 
 } // namespace
