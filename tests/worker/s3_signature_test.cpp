@@ -5,6 +5,7 @@
 #include "core/file_error.hpp"
 #include "extractors/sniff/hash.hpp"
 #include "tests/support/redis_server.hpp"
+#include "tests/support/file_error_of.hpp"
 #include "tests/support/s3_server.hpp"
 #include "tests/support/worker_fixture.hpp"
 #include "worker/storage/store.hpp"
@@ -26,14 +27,7 @@ using testsupport::S3ServerOptions;
 
 const std::string k_secret = "TOPSECRETVALUE";
 
-std::optional<core::FileError> file_error_of(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const core::FileError& e) {
-        return e;
-    }
-    return std::nullopt;
-}
+using testsupport::file_error_of;
 
 class S3Signature : public ::testing::Test {
 protected:
