@@ -35,8 +35,10 @@ test_packages=(
   python3 qpdf procps time fonts-dejavu-core
   # tests write FlateDecode streams (tests/support/pdf_builder.cpp)
   zlib1g-dev
-  # the object-store tests: curl uploads to s3rver (npm, pinned in tests/s3/package-lock.json)
-  curl
+  # the object-store tests: s3rver (npm, pinned in tests/s3/package-lock.json); OpenStack
+  # Swift's s3api, which verifies SigV4 signatures (tests/s3/swift_s3.py), with faketime for
+  # a skewed clock; boto3 and the AWS CLI as the tests' S3 clients; curl
+  curl swift-proxy swift-account swift-container swift-object faketime python3-boto3 awscli
   # dashboard test in a real browser; deploy-file checks
   chromium chromium-driver python3-selenium python3-yaml
   # promtool (from Debian's prometheus package) lints /metrics in tests/worker/http_test.cpp

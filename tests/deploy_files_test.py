@@ -137,6 +137,41 @@ def needed_packages(binary):
     return result
 
 
+def secret_env(container, name):
+    """Whether the container takes variable `name` from a Secret (never a literal value)."""
+    e = next((e for e in container.get("env", []) if e["name"] == name), {})
+    return "secretKeyRef" in e.get("valueFrom", {}) and "value" not in e
+
+
+def check_storage(src, worker, gc_pod):
+    """The object store is the default (credentials from a Secret); the filesystem store is
+    the alternative, as patches that mount one volume in the workers and in gc alike."""
+    gc = gc_pod["containers"][0]
+    for c, who in ((worker, "workers"), (gc, "gc")):
+        env = {e["name"]: e.get("value") for e in c.get("env", [])}
+        check(str(env.get("INGEST_STORAGE_ROOT", "")).startswith("s3://"), f"k8s: the {who} use the object store")
+        check(secret_env(c, "AWS_ACCESS_KEY_ID") and secret_env(c, "AWS_SECRET_ACCESS_KEY"),
+              f"k8s: the {who}' S3 credentials come from a Secret")
+        check(not any(m["mountPath"] == "/data/files" for m in c.get("volumeMounts", [])),
+              f"k8s: the {who} need no shared volume with the object store")
+    env_of = lambda c: {e["name"]: e for e in c.get("env", [])}
+    check(env_of(worker)["INGEST_STORAGE_ROOT"] == env_of(gc)["INGEST_STORAGE_ROOT"], "k8s: gc reads the workers' bucket")
+    dep = yaml.safe_load(open(f"{src}/docker/k8s/deployment-files.yaml"))["spec"]["template"]["spec"]
+    gcp = yaml.safe_load(open(f"{src}/docker/k8s/gc-cronjob-files.yaml"))
+    gcp = gcp["spec"]["jobTemplate"]["spec"]["template"]["spec"]
+    for pod, who in ((dep, "workers"), (gcp, "gc")):
+        c = pod["containers"][0]
+        env = env_of(c)
+        check(env.get("INGEST_STORAGE_ROOT", {}).get("value") == "/data/files",
+              f"k8s files variant: the {who} read /data/files")
+        check(all(env.get(n, {}).get("$patch") == "delete" for n in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY")),
+              f"k8s files variant: the {who}' S3 credentials are removed")
+        check({"name": "files", "mountPath": "/data/files"} in c.get("volumeMounts", []),
+              f"k8s files variant: the {who} mount the volume at /data/files")
+    check(dep["volumes"] == gcp["volumes"] and dep["volumes"][0].get("persistentVolumeClaim"),
+          "k8s files variant: gc sees the workers' storage volume")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--source", required=True)
@@ -267,8 +302,7 @@ def main():
     gc_args = gc_pod["containers"][0]["args"]
     check(gc["kind"] == "CronJob" and gc_args[:2] == ["gc", "--grace"] and int(gc_args[2]) > 0,
           "k8s: a CronJob runs ingestd gc with a grace")
-    files_volume = [v for v in pod["volumes"] if v["name"] == "files"]
-    check(gc_pod["volumes"] == files_volume, "k8s: gc sees the workers' storage volume")
+    check_storage(src, c, gc_pod)
     for problem in restricted_problems(gc_pod, "CronJob"):
         check(False, "k8s restricted profile: " + problem)
 

@@ -26,10 +26,19 @@ using delivery::k_stream;
 using testsupport::eventually;
 using testsupport::WorkerProcess;
 
+// The scenarios that run on both stores (the value parameter): a folder, and s3rver.
+struct DeliveryStores : DeliveryTest, ::testing::WithParamInterface<testsupport::StoreKind> {
+    void SetUp() override {
+        DeliveryTest::SetUp();
+        std::string why;
+        if (!fx.use_store(GetParam(), &why)) GTEST_SKIP() << why;
+    }
+};
+
 // 3 workers, 1000 mixed small events, a random worker SIGKILLed and restarted 30 times, each
 // time after a random amount of progress. The schedule comes from a seed that the test prints;
 // INGESTD_CHAOS_SEED=<seed> replays it.
-TEST_F(DeliveryTest, WorkersKilledThirtyTimesLoseNothingAndCommitOnce) {
+TEST_P(DeliveryStores, WorkersKilledThirtyTimesLoseNothingAndCommitOnce) {
     const unsigned seed = chaos_seed();
     std::cout << "[ seed ] INGESTD_CHAOS_SEED=" << seed << " replays this schedule\n";
     RecordProperty("chaos_seed", std::to_string(seed));
@@ -56,6 +65,10 @@ TEST_F(DeliveryTest, WorkersKilledThirtyTimesLoseNothingAndCommitOnce) {
     expect_all_done_once(ids, f);
     for (const auto& w : pool) EXPECT_TRUE(fx.worker(w).alive()) << "worker " << w << " exited";
 }
+
+INSTANTIATE_TEST_SUITE_P(Stores, DeliveryStores,
+                         ::testing::Values(testsupport::StoreKind::filesystem, testsupport::StoreKind::s3),
+                         testsupport::store_name);
 
 // Redis SIGKILLed in the middle of a run and restarted from its append-only file.
 TEST_F(DeliveryTest, RedisCrashRestartedFromAofLosesNothing) {

@@ -82,16 +82,44 @@ bool WorkerFixture::wait_for_log(const std::string& name, const std::string& nee
     return eventually(limit, [&] { return log_of(name).find(needle, from) != std::string::npos; });
 }
 
-void WorkerFixture::put(const std::string& key, const std::string& bytes) const {
-    write_file(m_store / key, bytes);
+std::string store_name(const ::testing::TestParamInfo<StoreKind>& info) {
+    return info.param == StoreKind::s3 ? "s3" : "filesystem";
 }
 
-void WorkerFixture::put_copy(const std::string& key, const std::filesystem::path& from) const {
+bool WorkerFixture::use_store(StoreKind kind, std::string* why) {
+    if (kind == StoreKind::filesystem) return true;
+    if (!S3Server::available(S3Kind::s3rver, why)) return false;
+    m_s3 = std::make_unique<S3Server>();
+    for (const auto& [k, v] : m_s3->env()) m_env[k] = v;
+    m_env["INGEST_STORAGE_ROOT"] = "s3://uploads/in";
+    return true;
+}
+
+void WorkerFixture::put(const std::string& key, const std::string& bytes) {
+    write_file(m_store / key, bytes);
+    if (m_s3) m_unsent.push_back(key);
+}
+
+void WorkerFixture::put_copy(const std::string& key, const std::filesystem::path& from) {
     std::filesystem::create_directories((m_store / key).parent_path());
     std::filesystem::copy_file(from, m_store / key, std::filesystem::copy_options::overwrite_existing);
+    if (m_s3) m_unsent.push_back(key);
+}
+
+void WorkerFixture::upload_pending() {
+    if (!m_s3 || m_unsent.empty()) return;
+    m_s3->put_files(m_store, "in/", m_unsent);
+    m_unsent.clear();
+}
+
+std::string WorkerFixture::read_output(const std::string& key) const {
+    if (m_s3) return m_s3->get("in/" + key);
+    std::error_code ec;
+    return std::filesystem::is_regular_file(m_store / key, ec) ? read_file(m_store / key) : std::string();
 }
 
 std::string WorkerFixture::add(const Fields& fields) {
+    upload_pending();
     std::vector<std::string> args = {"XADD", k_stream, "*"};
     for (const auto& [k, v] : fields) {
         args.push_back(k);
@@ -107,6 +135,7 @@ std::string WorkerFixture::submit(const std::string& file_id, const std::string&
 }
 
 void WorkerFixture::add_all(const std::vector<Fields>& events) {
+    upload_pending();
     std::vector<std::vector<std::string>> batch;
     for (std::size_t i = 0; i < events.size(); ++i) {
         std::vector<std::string> args = {"XADD", k_stream, "*"};

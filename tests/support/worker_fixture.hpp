@@ -3,6 +3,7 @@
 #include "jobs/redis.hpp"
 #include "tests/support/corpus.hpp"
 #include "tests/support/redis_server.hpp"
+#include "tests/support/s3_server.hpp"
 #include "tests/support/worker_process.hpp"
 
 #include <chrono>
@@ -15,6 +16,12 @@
 #include <vector>
 
 namespace testsupport {
+
+/// The store an end-to-end test runs on (its gtest value parameter).
+enum class StoreKind { filesystem, s3 };
+
+/// "filesystem" or "s3", for parameterised test names.
+std::string store_name(const ::testing::TestParamInfo<StoreKind>& info);
 
 /// Stream entry or metadata fields, in order.
 using Fields = std::vector<std::pair<std::string, std::string>>;
@@ -76,10 +83,22 @@ public:
     bool wait_for_log(const std::string& name, const std::string& needle, std::chrono::milliseconds limit,
                       std::size_t from = 0) const;
 
-    /// Writes `bytes` at `key` under the storage root.
-    void put(const std::string& key, const std::string& bytes) const;
-    /// Copies the file `from` to `key` under the storage root.
-    void put_copy(const std::string& key, const std::filesystem::path& from) const;
+    /// Puts the workers on `kind`: for s3, a private s3rver (bucket `uploads`, root
+    /// `s3://uploads/in`) whose variables join env(). False, with `why`, when that server
+    /// cannot run here (the test skips).
+    bool use_store(StoreKind kind, std::string* why);
+    /// The object store's server, or nullptr on the filesystem.
+    S3Server* s3() const { return m_s3.get(); }
+
+    /// Writes `bytes` at `key` under the storage root; on the object store the file is
+    /// uploaded with boto3 before the next event is added.
+    void put(const std::string& key, const std::string& bytes);
+    /// Copies the file `from` to `key` under the storage root (uploaded likewise).
+    void put_copy(const std::string& key, const std::filesystem::path& from);
+    /// Uploads the files put since the last call (one client process); add() does it first.
+    void upload_pending();
+    /// The bytes of `key` in the workers' store (an output): "" when there is none.
+    std::string read_output(const std::string& key) const;
     /// XADDs one upload event with these fields; returns the entry id.
     std::string add(const Fields& fields);
     /// XADDs `file_id` and `storage_key`, then `extra`; returns the entry id.
@@ -121,6 +140,8 @@ private:
     std::filesystem::path m_store;
     jobs::Redis m_redis;
     std::map<std::string, std::string> m_env;
+    std::unique_ptr<S3Server> m_s3;
+    std::vector<std::string> m_unsent; // keys put locally, not yet uploaded to m_s3
     std::map<std::string, std::unique_ptr<WorkerProcess>> m_workers;
     std::vector<std::string> m_names; // every name ever started, for the failure report
 };

@@ -48,7 +48,8 @@ struct HttpTest : ::testing::Test {
     }
     // An image with thumbnails (a PNG made by `vips`) and a text file without, both finished.
     void two_files() {
-        testsupport::write_image(fx.store() / "picture.png", 400, 300);
+        testsupport::write_image(fx.dir() / "picture.png", 400, 300);
+        fx.put_copy("picture.png", fx.dir() / "picture.png");
         fx.submit("img1", "picture.png", {{"name", "picture.png"}});
         add("txt1", "note.txt", "a note\n");
         ASSERT_TRUE(eventually(60s, [&] { return fx.all_final({"img1", "txt1"}); }));
@@ -87,7 +88,15 @@ TEST_F(HttpTest, HealthMethodsAndUnknownRoutes) {
     EXPECT_EQ(http_get(port, "/v1/files/unknown1/thumbnail/72").status, 404);
 }
 
-TEST_F(HttpTest, FilesThumbnailsWithEtagRecentAndStats) {
+// The routes that read outputs, on both stores (the value parameter): a folder, and s3rver.
+struct HttpStoreTest : HttpTest, ::testing::WithParamInterface<testsupport::StoreKind> {
+    void SetUp() override {
+        std::string why;
+        if (!fx.use_store(GetParam(), &why)) GTEST_SKIP() << why;
+    }
+};
+
+TEST_P(HttpStoreTest, FilesThumbnailsWithEtagRecentAndStats) {
     ASSERT_NO_FATAL_FAILURE(start());
     ASSERT_NO_FATAL_FAILURE(two_files());
 
@@ -106,8 +115,7 @@ TEST_F(HttpTest, FilesThumbnailsWithEtagRecentAndStats) {
         ASSERT_GT(t.body.size(), 12u);
         EXPECT_EQ(t.body.substr(0, 4), "RIFF");
         EXPECT_EQ(t.body.substr(8, 4), "WEBP");
-        EXPECT_EQ(t.body,
-                  testsupport::read_file(fx.store() / field("img1", std::string("thumbnail_") + size + "_key")));
+        EXPECT_EQ(t.body, fx.read_output(field("img1", std::string("thumbnail_") + size + "_key")));
         const std::string etag = t.header("etag");
         ASSERT_FALSE(etag.empty());
         EXPECT_NE(etag.find(field("img1", "content_hash")), std::string::npos) << etag;
@@ -160,6 +168,10 @@ TEST_F(HttpTest, FilesThumbnailsWithEtagRecentAndStats) {
     EXPECT_TRUE(
         eventually(20s, [&] { return nlohmann::json::parse(http_get(port, "/v1/stats").body)["dead_letters"] == 1; }));
 }
+
+INSTANTIATE_TEST_SUITE_P(Stores, HttpStoreTest,
+                         ::testing::Values(testsupport::StoreKind::filesystem, testsupport::StoreKind::s3),
+                         testsupport::store_name);
 
 TEST_F(HttpTest, MalformedAndOversizedRequestsGet400AndDoNotDisturbTheWorker) {
     ASSERT_NO_FATAL_FAILURE(start());

@@ -4,6 +4,7 @@
 #include "extractors/sniff/hash.hpp"
 #include "tests/support/cut_proxy.hpp"
 #include "tests/support/redis_server.hpp"
+#include "tests/support/file_error_of.hpp"
 #include "tests/support/s3_server.hpp"
 #include "worker/storage/s3_location.hpp"
 #include "worker/storage/s3_xml.hpp"
@@ -49,14 +50,7 @@ std::string read_fd(int fd, std::uint64_t size) {
     return s;
 }
 
-std::optional<core::FileError> file_error_of(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const core::FileError& e) {
-        return e;
-    }
-    return std::nullopt;
-}
+using testsupport::file_error_of;
 
 std::optional<core::ErrorCode> code_of(const std::function<void()>& f) {
     const auto e = file_error_of(f);

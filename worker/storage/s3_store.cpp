@@ -59,7 +59,11 @@ std::string reply_summary(const S3Response& r) {
     const S3ErrorReply e = parse_s3_error(r.body);
     std::string s = "HTTP " + std::to_string(r.status);
     if (!e.code.empty()) s += " " + e.code;
+    // A known refusal says what to check, in place of the server's own (longer) message.
+    const std::string hint = s3_error_hint(e.code);
+    if (!hint.empty()) return s + ": " + hint;
     if (!e.message.empty()) s += ": " + e.message;
+    while (!s.empty() && s.back() == '.') s.pop_back(); // the sentence ends once
     return s;
 }
 
@@ -94,21 +98,32 @@ std::unique_ptr<Store> open_s3_store(const std::string& root, bool check) {
 
 S3Store::S3Store(S3Location location) : m_client(std::move(location)) {}
 
+S3Response S3Store::with_error_body(S3Request request, S3Response reply) const {
+    // A refused HEAD has no body to say why (wrong secret, region or clock): ask once with a
+    // one-byte GET, whose error reply names the code.
+    if (request.method != "HEAD" || reply.status < 400 || reply.status == 404 || !reply.body.empty()) return reply;
+    request.method = "GET";
+    request.headers.push_back("Range: bytes=0-0");
+    S3Response detail = m_client.perform(request);
+    return detail.status == reply.status ? detail : reply;
+}
+
 void S3Store::check_bucket() const {
     const S3Location& loc = location();
     S3Request req;
     req.method = "HEAD";
     req.url = loc.bucket_url() + "/";
-    const S3Response r = m_client.perform(req);
+    const S3Response r = with_error_body(req, m_client.perform(req));
     if (r.status >= 200 && r.status < 300) return;
     const std::string where = "bucket " + loc.bucket + " at " + loc.endpoint;
     if (r.status == 404) throw core::FileError(core::ErrorCode::storage_error, "the " + where + " does not exist");
     if (r.status == 401 || r.status == 403) {
-        throw core::FileError(core::ErrorCode::storage_error, "the credentials were refused by the " + where);
+        throw core::FileError(core::ErrorCode::storage_error,
+                              "the credentials were refused by the " + where + " (" + reply_summary(r) + ")");
     }
     if (r.status == 301 || r.status == 400) {
         throw core::FileError(core::ErrorCode::storage_error,
-                              "the " + where + " refused the request (" + reply_summary(r) + "; wrong AWS_REGION?)");
+                              "the " + where + " refused the request (" + reply_summary(r) + ")");
     }
     throw core::FileError(core::ErrorCode::storage_error, "the " + where + " is unreachable: " + reply_summary(r),
                           true);
@@ -140,7 +155,7 @@ S3Store::Head S3Store::head(const std::string& key, std::uint64_t max_bytes) con
     S3Request req;
     req.method = "HEAD";
     req.url = location().object_url(key);
-    const S3Response r = call(req);
+    const S3Response r = with_error_body(req, call(req));
     if (r.status < 200 || r.status >= 300) fail(r, key, "read");
     const Head h{r.content_length, r.etag};
     if (h.size > max_bytes) {

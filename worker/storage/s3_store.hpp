@@ -45,6 +45,8 @@ private:
     bool download(const std::string& key, const Head& head, int fd, std::string& sha256) const;
     /// perform() again while the reply is transient (no reply, 408, 429, 5xx), with backoff.
     S3Response call(const S3Request& request) const;
+    /// `reply` to a HEAD refused without a body, replaced by a GET's reply that names the code.
+    S3Response with_error_body(S3Request request, S3Response reply) const;
     void put(const std::string& key, S3Request request) const;
     void remove_batch(const std::vector<std::string>& keys) const;
     [[noreturn]] void fail(const S3Response& reply, const std::string& key, const std::string& what) const;

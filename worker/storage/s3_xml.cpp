@@ -30,6 +30,23 @@ std::string text_of(const xmlNode* n) {
 
 } // namespace
 
+std::string s3_error_hint(const std::string& code) {
+    static const std::pair<const char*, const char*> hints[] = {
+        {"SignatureDoesNotMatch", "check AWS_SECRET_ACCESS_KEY"},
+        {"InvalidAccessKeyId", "check AWS_ACCESS_KEY_ID"},
+        {"RequestTimeTooSkewed", "check this host's clock, it differs from the server's"},
+        {"AuthorizationHeaderMalformed", "check AWS_REGION"},
+        {"AuthorizationQueryParametersError", "check AWS_REGION"},
+        {"PermanentRedirect", "check AWS_REGION"},
+        {"ExpiredToken", "AWS_SESSION_TOKEN has expired"},
+        {"InvalidToken", "check AWS_SESSION_TOKEN"},
+    };
+    for (const auto& [c, hint] : hints) {
+        if (code == c) return hint;
+    }
+    return "";
+}
+
 S3ErrorReply parse_s3_error(const std::string& xml) {
     S3ErrorReply e;
     if (xml.empty()) return e;

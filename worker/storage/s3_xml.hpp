@@ -21,6 +21,10 @@ struct S3ListPage {
 /// Parses an error reply; empty fields when `xml` is not one (libxml2, no network access).
 S3ErrorReply parse_s3_error(const std::string& xml);
 
+/// What an operator should check for an S3 error code about credentials, region or clock
+/// ("" for other codes), e.g. SignatureDoesNotMatch → "check AWS_SECRET_ACCESS_KEY".
+std::string s3_error_hint(const std::string& code);
+
 /// Parses a ListObjectsV2 reply; false when `xml` is not one.
 bool parse_s3_list(const std::string& xml, S3ListPage& page);
 
