@@ -4,6 +4,7 @@
 #include "worker/storage/s3_xml.hpp"
 #include "worker/storage/sigv4_presign.hpp"
 #include "worker/storage/spool.hpp"
+#include "worker/storage/spool_hasher.hpp"
 
 #include <thread>
 
@@ -20,29 +21,6 @@ const char* const k_cache_control = "Cache-Control: private, max-age=3600";
 core::Backoff request_backoff() {
     return core::Backoff(std::chrono::milliseconds(100), std::chrono::milliseconds(3000));
 }
-
-// SHA-256 of the bytes as they arrive, in order; restart() when they start again.
-class StreamHash {
-public:
-    StreamHash() : m_ctx(EVP_MD_CTX_new()) { restart(); }
-    ~StreamHash() { EVP_MD_CTX_free(m_ctx); }
-    StreamHash(const StreamHash&) = delete;
-    StreamHash& operator=(const StreamHash&) = delete;
-    void restart() { EVP_DigestInit_ex(m_ctx, EVP_sha256(), nullptr); }
-    void add(const char* data, std::size_t size) { EVP_DigestUpdate(m_ctx, data, size); }
-    std::string hex() {
-        unsigned char md[EVP_MAX_MD_SIZE];
-        unsigned int len = 0;
-        EVP_DigestFinal_ex(m_ctx, md, &len);
-        static const char* digits = "0123456789abcdef";
-        std::string s;
-        for (unsigned int i = 0; i < len; ++i) s += {digits[md[i] >> 4], digits[md[i] & 15]};
-        return s;
-    }
-
-private:
-    EVP_MD_CTX* m_ctx;
-};
 
 // Content-MD5 (base64 of the MD5), which S3 requires on DeleteObjects.
 std::string content_md5(std::string_view body) {
@@ -169,7 +147,7 @@ S3Store::Head S3Store::head(const std::string& key, std::uint64_t max_bytes) con
 bool S3Store::download(const std::string& key, const Head& head, int fd, std::string& sha256) const {
     std::uint64_t offset = 0;
     bool changed = false;
-    StreamHash hash;
+    SpoolHasher spool(fd, head.size); // written and hashed beside the download
     core::Backoff backoff = request_backoff();
     for (int failures = 0; offset < head.size;) {
         S3Request req;
@@ -184,23 +162,21 @@ bool S3Store::download(const std::string& key, const Head& head, int fd, std::st
                 if (!head.etag.empty() && !reply.etag.empty() && reply.etag != head.etag) return !(changed = true);
                 if (status == 200 && offset > 0) { // the server sent it all again
                     offset = 0;
-                    hash.restart();
+                    spool.restart();
                 }
             }
             if (offset + size > head.size) return !(changed = true);
-            try {
-                spool_write(fd, data, size, offset);
-            } catch (const core::FileError&) {
-                return false;
-            }
-            hash.add(data, size);
+            if (!spool.add(data, size)) return false;
             offset += size;
             return true;
         };
         const S3Response r = m_client.perform(req);
         // 412: If-Match failed; 416: the resumed range is past the end of a shorter new object.
         if (changed || r.status == 412 || r.status == 416) return false;
-        if (r.aborted) throw core::FileError(core::ErrorCode::storage_error, "cannot spool " + describe(key), true);
+        if (r.aborted) {
+            spool.finish(); // throws the spool's own error
+            throw core::FileError(core::ErrorCode::storage_error, "cannot spool " + describe(key), true);
+        }
         const bool resumable = r.status == 0 || (r.status >= 200 && r.status < 300);
         if (!resumable && !transient_reply(r)) fail(r, key, "read");
         if (offset > start) {
@@ -211,7 +187,7 @@ bool S3Store::download(const std::string& key, const Head& head, int fd, std::st
         if (++failures >= k_attempts) fail(r, key, "read");
         std::this_thread::sleep_for(backoff.next());
     }
-    sha256 = hash.hex();
+    sha256 = spool.finish();
     return true;
 }
 
