@@ -3,8 +3,8 @@
 #include <iosfwd>
 #include <optional>
 #include <string>
-#include <utility>
 #include <string_view>
+#include <utility>
 
 namespace core {
 
@@ -51,8 +51,7 @@ std::ostream& operator<<(std::ostream& out, ErrorCode code);
 /// One failure: its code and one readable sentence (library detail goes to the log).
 struct Failure {
     Failure() = default;
-    Failure(ErrorCode c, std::string m, std::string d = {})
-        : code(c), message(std::move(m)), detail(std::move(d)) {}
+    Failure(ErrorCode c, std::string m, std::string d = {}) : code(c), message(std::move(m)), detail(std::move(d)) {}
 
     ErrorCode code{};
     std::string message; // the sentence users see (`error`, `<step>_error`)

@@ -60,7 +60,8 @@ Pix reduced_ink(const GreyImage& image, int factor) {
         for (int x = 0; x < w; ++x) {
             unsigned darkest = 255;
             for (int dy = 0; dy < factor && y * factor + dy < image.height; ++dy) {
-                const unsigned char* row = image.data + std::size_t(y * factor + dy) * std::size_t(image.bytes_per_line);
+                const unsigned char* row =
+                    image.data + std::size_t(y * factor + dy) * std::size_t(image.bytes_per_line);
                 for (int dx = 0; dx < factor && x * factor + dx < image.width; ++dx) {
                     darkest = std::min(darkest, grey_at(row, x * factor + dx, image.channels));
                 }

@@ -31,9 +31,9 @@ bool has_ftyp(std::span<const unsigned char> bytes) {
 } // namespace
 
 core::Failure too_many_pixels_failure(std::uint64_t width, std::uint64_t height, std::uint64_t max_pixels) {
-    return core::Failure{core::ErrorCode::too_many_pixels,
-                         "The image is " + std::to_string(width) + "x" + std::to_string(height) +
-                             " pixels, more than the " + std::to_string(max_pixels) + " allowed."};
+    return core::Failure{core::ErrorCode::too_many_pixels, "The image is " + std::to_string(width) + "x" +
+                                                               std::to_string(height) + " pixels, more than the " +
+                                                               std::to_string(max_pixels) + " allowed."};
 }
 
 std::optional<core::Failure> heif_size_failure(std::span<const unsigned char> bytes, std::uint64_t max_pixels) {

@@ -181,7 +181,8 @@ TextResult extract_bmp_text(std::span<const unsigned char> bytes, const TextOpti
     quiet_leptonica();
     l_int32 format = 0, w = 0, h = 0, bps = 0, spp = 0, cmap = 0;
     if (pixReadHeaderMem(bytes.data(), bytes.size(), &format, &w, &h, &bps, &spp, &cmap) != 0 || w <= 0 || h <= 0) {
-        result.error = StepError{core::ErrorCode::corrupt_file, "The BMP image is damaged and its header cannot be read."};
+        result.error =
+            StepError{core::ErrorCode::corrupt_file, "The BMP image is damaged and its header cannot be read."};
         return result;
     }
     if (std::uint64_t(w) * std::uint64_t(h) > options.max_pixels) {
@@ -231,8 +232,12 @@ std::optional<StepError> read_page(const vips::VImage& image, int page, const Te
     }
     int dpi = 0;
     const vips::VImage raster = decode_raster(image, dpi);
-    const GreyImage view{static_cast<const unsigned char*>(raster.data()), raster.width(), raster.height(),
-                         static_cast<int>(VIPS_IMAGE_SIZEOF_LINE(raster.get_image())), dpi, raster.bands()};
+    const GreyImage view{static_cast<const unsigned char*>(raster.data()),
+                         raster.width(),
+                         raster.height(),
+                         static_cast<int>(VIPS_IMAGE_SIZEOF_LINE(raster.get_image())),
+                         dpi,
+                         raster.bands()};
     OcrPage text = ocr_page(view, options.ocr_langs, options.deadline);
     const bool timed_out = text.timed_out && std::chrono::steady_clock::now() >= options.deadline;
     add_page(c, std::move(text));
@@ -292,7 +297,8 @@ TextResult extract_image_text(std::span<const unsigned char> bytes, const std::s
         return extract_bmp_text(bytes, options);
     }
     if (!decoder || !has_loader(*decoder)) {
-        result.error = StepError{core::ErrorCode::unsupported_format, "This build cannot decode images of type " + mime + "."};
+        result.error =
+            StepError{core::ErrorCode::unsupported_format, "This build cannot decode images of type " + mime + "."};
         return result;
     }
     if (auto too_big = heif_size_failure(bytes, options.max_pixels)) {

@@ -288,7 +288,8 @@ OcrPage ocr_page(const GreyImage& image, const std::string& langs, std::chrono::
     // Tesseract can report a confident "word" whose text is empty (a rule or a speck it
     // kept as a word): a page without text has no confidence, so an empty result never
     // claims one.
-    if (std::all_of(out.text.begin(), out.text.end(), [](char c) { return std::isspace(static_cast<unsigned char>(c)); })) {
+    if (std::all_of(out.text.begin(), out.text.end(),
+                    [](char c) { return std::isspace(static_cast<unsigned char>(c)); })) {
         out.confidence_sum = 0;
         out.words = 0;
     }

@@ -106,7 +106,8 @@ struct PdfPixelBudget::Document {
 PdfPixelBudget::PdfPixelBudget(std::span<const unsigned char> bytes) : m_doc(std::make_unique<Document>()) {
     if (bytes.empty() || bytes.size() > static_cast<std::size_t>(INT_MAX)) return;
     // The stream borrows the bytes; the document owns the stream.
-    auto* stream = new MemStream(reinterpret_cast<const char*>(bytes.data()), 0, Goffset(bytes.size()), Object(objNull));
+    auto* stream =
+        new MemStream(reinterpret_cast<const char*>(bytes.data()), 0, Goffset(bytes.size()), Object(objNull));
     auto doc = std::make_unique<PDFDoc>(stream);
     if (doc->isOk()) m_doc->doc = std::move(doc);
 }
@@ -130,9 +131,9 @@ std::optional<StepError> PdfPixelBudget::check_page(int index, std::uint64_t max
                                                     const std::string& what) {
     const std::uint64_t pixels = page_pixels(index, max_pixels, deadline);
     if (pixels <= max_pixels) return std::nullopt;
-    return StepError{core::ErrorCode::too_many_pixels,
-                     what + " was not rendered: its images add up to at least " + megapixels(pixels) +
-                         " megapixels, above the limit of " + megapixels(max_pixels) + " (INGEST_MAX_PIXELS)."};
+    return StepError{core::ErrorCode::too_many_pixels, what + " was not rendered: its images add up to at least " +
+                                                           megapixels(pixels) + " megapixels, above the limit of " +
+                                                           megapixels(max_pixels) + " (INGEST_MAX_PIXELS)."};
 }
 
 } // namespace extractors

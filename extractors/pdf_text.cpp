@@ -200,7 +200,7 @@ private:
     std::span<const unsigned char> m_bytes;
     std::unique_ptr<PdfPixelBudget> m_budget; // opened for the first page OCR'd
     std::optional<StepError> m_pixel_error;   // the first page over the pixel budget
-    std::vector<LayerPage> m_layers; // read ahead by threads, or empty
+    std::vector<LayerPage> m_layers;          // read ahead by threads, or empty
     const TextOptions& m_options;
     const int m_page_count;
     std::string m_text;

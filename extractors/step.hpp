@@ -35,7 +35,8 @@ inline bool is_out_of_memory_message(std::string_view message) {
 /// is the failure's `detail` (for the log).
 inline StepError memory_limit_error(std::string_view what, std::string_view detail) {
     return StepError{core::ErrorCode::memory_limit,
-                     "The " + std::string(what) + " needs more memory than the job's budget (INGEST_JOB_MEMORY_MB) allows.",
+                     "The " + std::string(what) +
+                         " needs more memory than the job's budget (INGEST_JOB_MEMORY_MB) allows.",
                      std::string(detail)};
 }
 
@@ -48,7 +49,7 @@ using TextOptions = core::Options;
 /// `text` may still hold what was read before the failure (a timeout keeps pages done).
 struct TextResult {
     std::optional<StepError> error;
-    std::string text;   // the whole text, valid UTF-8, cleaned; with `spill`, only its first bytes
+    std::string text; // the whole text, valid UTF-8, cleaned; with `spill`, only its first bytes
     /// A text too long to keep in memory (TextSink): the whole of it in an unlinked file,
     /// from offset 0, `spill_bytes` long. Empty when `text` is the whole text.
     std::shared_ptr<core::Fd> spill;

@@ -39,7 +39,8 @@ public:
     explicit PlainConnection(redisContext* ctx) : m_ctx(ctx) {}
 
     bool append(const Argv& a) override {
-        return redisAppendCommandArgv(m_ctx.get(), a.count(), const_cast<const char**>(a.argv.data()), a.lens.data()) == REDIS_OK;
+        return redisAppendCommandArgv(m_ctx.get(), a.count(), const_cast<const char**>(a.argv.data()), a.lens.data()) ==
+               REDIS_OK;
     }
 
     ReplyPtr read_reply() override {
@@ -48,9 +49,7 @@ public:
         return ReplyPtr(static_cast<redisReply*>(raw));
     }
 
-    void set_timeout(std::chrono::milliseconds timeout) override {
-        redisSetTimeout(m_ctx.get(), to_timeval(timeout));
-    }
+    void set_timeout(std::chrono::milliseconds timeout) override { redisSetTimeout(m_ctx.get(), to_timeval(timeout)); }
 
     std::string error() const override { return m_ctx->errstr; }
 

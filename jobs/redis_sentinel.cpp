@@ -15,7 +15,8 @@ RedisEndpoint ask_one(const RedisAddress& a, const RedisEndpoint& sentinel, std:
     conn->append(Argv({"SENTINEL", "get-master-addr-by-name", a.master_name}));
     ReplyPtr reply = conn->read_reply();
     if (!reply) throw RedisIoError("sentinel did not answer: " + conn->error());
-    if (reply->type == REDIS_REPLY_ERROR) throw RedisIoError("sentinel refused: " + std::string(reply->str, reply->len));
+    if (reply->type == REDIS_REPLY_ERROR)
+        throw RedisIoError("sentinel refused: " + std::string(reply->str, reply->len));
     if (reply->type != REDIS_REPLY_ARRAY || reply->elements != 2) {
         throw RedisIoError("sentinel knows no primary named " + a.master_name);
     }

@@ -1,5 +1,4 @@
 #include "jobs/redis_connection.hpp"
-
 #include "jobs/redis_error.hpp"
 
 #include <array>
@@ -59,8 +58,10 @@ int connect_one(const addrinfo* ai, std::chrono::milliseconds timeout) {
         if (err == EINPROGRESS) {
             const int ready = ::poll(&p, 1, static_cast<int>(timeout.count()));
             socklen_t len = sizeof err;
-            if (ready == 1) ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len);
-            else err = ready == 0 ? ETIMEDOUT : errno;
+            if (ready == 1)
+                ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len);
+            else
+                err = ready == 0 ? ETIMEDOUT : errno;
         }
         if (err != 0) {
             ::close(fd);
@@ -103,8 +104,9 @@ SslCtxPtr make_context(const RedisTls& tls) {
     if (!ctx) throw RedisTlsError("cannot set up TLS: " + openssl_reason("out of memory"));
     SSL_CTX_set_min_proto_version(ctx.get(), TLS1_2_VERSION);
     SSL_CTX_set_verify(ctx.get(), SSL_VERIFY_PEER, nullptr);
-    const bool ca_ok = tls.ca_file.empty() ? SSL_CTX_set_default_verify_paths(ctx.get()) == 1
-                                           : SSL_CTX_load_verify_locations(ctx.get(), tls.ca_file.c_str(), nullptr) == 1;
+    const bool ca_ok = tls.ca_file.empty()
+                           ? SSL_CTX_set_default_verify_paths(ctx.get()) == 1
+                           : SSL_CTX_load_verify_locations(ctx.get(), tls.ca_file.c_str(), nullptr) == 1;
     if (!ca_ok) throw RedisTlsError("cannot read the CA certificates: " + openssl_reason("unreadable"));
     if (!tls.cert_file.empty()) {
         if (SSL_CTX_use_certificate_chain_file(ctx.get(), tls.cert_file.c_str()) != 1 ||
@@ -148,9 +150,9 @@ public:
                                " failed: " + std::strerror(err));
         }
         const long verify = SSL_get_verify_result(m_ssl.get());
-        std::string why = verify != X509_V_OK ? std::string("certificate verify failed: ") +
-                                                    X509_verify_cert_error_string(verify)
-                                              : openssl_reason("the server closed the connection");
+        std::string why = verify != X509_V_OK
+                              ? std::string("certificate verify failed: ") + X509_verify_cert_error_string(verify)
+                              : openssl_reason("the server closed the connection");
         throw RedisTlsError("TLS handshake with Redis at " + host + ":" + std::to_string(port) + " failed: " + why);
     }
 

@@ -31,9 +31,9 @@ struct RedisAddress {
     std::string username;
     std::string password;
     int db = 0;
-    RedisTls tls;                          // tls.enabled for rediss:// URLs
-    std::vector<RedisEndpoint> sentinels;  // set for redis-sentinel:// URLs: host/port are then
-    std::string master_name;               // the primary the sentinels last named
+    RedisTls tls;                         // tls.enabled for rediss:// URLs
+    std::vector<RedisEndpoint> sentinels; // set for redis-sentinel:// URLs: host/port are then
+    std::string master_name;              // the primary the sentinels last named
 };
 
 /// Parses a Redis URL; throws std::invalid_argument with a readable reason that never

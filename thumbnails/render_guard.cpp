@@ -51,8 +51,8 @@ Result decode_failure(const char* what, const std::string& detail, const Options
     if (extractors::is_out_of_memory_message(detail)) {
         return failure(extractors::memory_limit_error(what, detail));
     }
-    return failure(core::Failure{
-        core::ErrorCode::corrupt_file, std::string("The ") + what + " is damaged and cannot be decoded.", detail});
+    return failure(core::Failure{core::ErrorCode::corrupt_file,
+                                 std::string("The ") + what + " is damaged and cannot be decoded.", detail});
 }
 
 } // namespace thumbnails

@@ -57,17 +57,20 @@ TEST_P(SkewedPage, IsLevelledAndRead) {
     EXPECT_GT(r.ocr_confidence.value_or(0), 80.0);
 }
 
-INSTANTIATE_TEST_SUITE_P(Degrees, SkewedPage, ::testing::Values(10.0, -10.0, 6.0, 4.0),
-                         [](const auto& info) {
-                             const int d = static_cast<int>(info.param);
-                             return std::string(d < 0 ? "minus_" : "plus_") + std::to_string(d < 0 ? -d : d);
-                         });
+INSTANTIATE_TEST_SUITE_P(Degrees, SkewedPage, ::testing::Values(10.0, -10.0, 6.0, 4.0), [](const auto& info) {
+    const int d = static_cast<int>(info.param);
+    return std::string(d < 0 ? "minus_" : "plus_") + std::to_string(d < 0 ? -d : d);
+});
 
 TEST(Deskew, FindsTheTurnAndLeavesLevelPagesAlone) {
     const vips::VImage level = level_page();
     const auto view = [](const vips::VImage& image) {
-        return extractors::GreyImage{static_cast<const unsigned char*>(image.data()), image.width(), image.height(),
-                                     static_cast<int>(VIPS_IMAGE_SIZEOF_LINE(image.get_image())), 300, image.bands()};
+        return extractors::GreyImage{static_cast<const unsigned char*>(image.data()),
+                                     image.width(),
+                                     image.height(),
+                                     static_cast<int>(VIPS_IMAGE_SIZEOF_LINE(image.get_image())),
+                                     300,
+                                     image.bands()};
     };
     EXPECT_FALSE(extractors::deskewed(view(level)));
     const vips::VImage skewed = turned(level, 10.0);
@@ -99,7 +102,8 @@ TEST(ImageText, EmptyTextHasNoConfidence) {
     pages.push_back(rule);
     vips::VImage specks = blank();
     for (int i = 0; i < 40; ++i) {
-        specks.draw_rect({0.0}, 37 * i % 1100 + 20, 53 * i % 1500 + 20, 5, 5, vips::VImage::option()->set("fill", true));
+        specks.draw_rect({0.0}, 37 * i % 1100 + 20, 53 * i % 1500 + 20, 5, 5,
+                         vips::VImage::option()->set("fill", true));
     }
     pages.push_back(specks);
     pages.push_back((vips::VImage::xyz(1200, 900).extract_band(0) * 0.05 + 120));

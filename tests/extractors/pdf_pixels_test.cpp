@@ -37,8 +37,10 @@ TEST(PdfPixels, ImagesMasksAndRepeatsAreCountedWithoutDecoding) {
     const std::string bomb = add_image(pdf, "Bomb", testsupport::zero_image(k_bomb_side, k_bomb_side));
     auto page = [&](const std::string& content, const std::string& xobjects) {
         const int stream = pdf.add_stream("", content);
-        return pdf.add("<< /Type /Page /Parent " + std::to_string(tree) + " 0 R /MediaBox [0 0 612 792] "
-                       "/Resources << /XObject << " + xobjects + " >> >> /Contents " + std::to_string(stream) + " 0 R >>");
+        return pdf.add("<< /Type /Page /Parent " + std::to_string(tree) +
+                       " 0 R /MediaBox [0 0 612 792] "
+                       "/Resources << /XObject << " +
+                       xobjects + " >> >> /Contents " + std::to_string(stream) + " 0 R >>");
     };
     const int p1 = page("q 100 0 0 100 0 0 cm /Photo Do Q q 50 0 0 50 200 200 cm /Photo Do /Masked Do Q",
                         photo + " " + masked + " " + bomb); // the bomb is a resource, never drawn

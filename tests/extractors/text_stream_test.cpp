@@ -109,8 +109,8 @@ TEST(PlainTextFile, StreamedTextEqualsTheWholeTextsAndSpillsPastTheInlineLimit) 
     core::Fd fd = core::open_spool_file();
     ASSERT_TRUE(fd);
     ASSERT_TRUE(core::pwrite_all(fd.get(), text.data(), text.size(), 0));
-    const auto whole = extractors::extract_plain_text(
-        std::span(reinterpret_cast<const unsigned char*>(text.data()), text.size()));
+    const auto whole =
+        extractors::extract_plain_text(std::span(reinterpret_cast<const unsigned char*>(text.data()), text.size()));
     extractors::TextOptions options;
     options.max_text_bytes = 1000;
     const auto streamed = extractors::extract_plain_text_file(fd.get(), text.size(), options);

@@ -72,7 +72,8 @@ TEST(RedisTls, CommandsPipelinesAndBinaryValuesOverTls) {
 
 TEST(RedisTls, WrongCaAndPlainPortAreTlsRefusals) {
     testsupport::TlsRedisServer redis(false);
-    EXPECT_NE(tls_refusal(tls_address(redis, redis.ca.other_ca())).find("certificate verify failed"), std::string::npos);
+    EXPECT_NE(tls_refusal(tls_address(redis, redis.ca.other_ca())).find("certificate verify failed"),
+              std::string::npos);
     jobs::RedisAddress plain = tls_address(redis, redis.ca.ca());
     plain.port = redis.server.port(); // a port that does not speak TLS
     EXPECT_NE(tls_refusal(plain), "");

@@ -121,7 +121,8 @@ std::string flate_zeros(std::uint64_t count) {
     constexpr std::uint64_t chunk = 1u << 20;
     auto deflate_raw = [](std::uint64_t n, int flush) {
         z_stream z{};
-        if (deflateInit2(&z, 9, Z_DEFLATED, -15, 9, Z_DEFAULT_STRATEGY) != Z_OK) throw std::runtime_error("deflateInit2");
+        if (deflateInit2(&z, 9, Z_DEFLATED, -15, 9, Z_DEFAULT_STRATEGY) != Z_OK)
+            throw std::runtime_error("deflateInit2");
         std::string in(n, '\0'), out(n / 100 + 64, '\0');
         z.next_in = reinterpret_cast<Bytef*>(in.data());
         z.avail_in = static_cast<uInt>(n);
@@ -199,8 +200,8 @@ std::string stencil_rows(int width, int height) {
 std::string stencil_slide_pdf(int mask_width, int mask_height) {
     PdfBuilder pdf;
     const int tree = pdf.reserve();
-    const int mask = pdf.add_stream("/Type /XObject /Subtype /Image /Width " + std::to_string(mask_width) + " /Height " +
-                                        std::to_string(mask_height) +
+    const int mask = pdf.add_stream("/Type /XObject /Subtype /Image /Width " + std::to_string(mask_width) +
+                                        " /Height " + std::to_string(mask_height) +
                                         " /ColorSpace /DeviceGray /BitsPerComponent 1 /Filter /FlateDecode",
                                     stencil_rows(mask_width, mask_height));
     const int image = pdf.add_stream("/Type /XObject /Subtype /Image /Width 2 /Height 2 /ColorSpace /DeviceRGB "

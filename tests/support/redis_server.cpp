@@ -65,11 +65,21 @@ namespace {
 std::vector<std::string> server_args(const RedisOptions& o, int port, const std::filesystem::path& dir) {
     std::vector<std::string> args;
     if (o.sentinel_config.empty()) {
-        args = {"redis-server", "--port",       std::to_string(port),   "--bind",     "127.0.0.1",
-                "--dir",        dir.string(),   "--save",               "",           "--appendonly",
-                o.append_only ? "yes" : "no",   "--logfile",            "redis.log"};
+        args = {"redis-server",
+                "--port",
+                std::to_string(port),
+                "--bind",
+                "127.0.0.1",
+                "--dir",
+                dir.string(),
+                "--save",
+                "",
+                "--appendonly",
+                o.append_only ? "yes" : "no",
+                "--logfile",
+                "redis.log"};
     } else {
-        args = {"redis-sentinel", o.sentinel_config, "--port",    std::to_string(port), "--bind",
+        args = {"redis-sentinel", o.sentinel_config, "--port",     std::to_string(port), "--bind",
                 "127.0.0.1",      "--dir",           dir.string(), "--logfile",          "redis.log"};
     }
     args.insert(args.end(), o.extra_args.begin(), o.extra_args.end());

@@ -97,8 +97,8 @@ void S3Server::start() {
     const std::string port = std::to_string(m_port), data = (m_dir / "data").string();
     std::filesystem::remove(m_dir / "data/ready");
     if (m_options.kind == S3Kind::swift) {
-        m_pid = spawn({"/usr/bin/python3", (k_s3_dir / "swift_s3.py").string(), data, port, secret_key()}, m_dir / "server.log",
-                      {{"SWIFT_S3_PROXY_CLOCK", m_options.proxy_clock}});
+        m_pid = spawn({"/usr/bin/python3", (k_s3_dir / "swift_s3.py").string(), data, port, secret_key()},
+                      m_dir / "server.log", {{"SWIFT_S3_PROXY_CLOCK", m_options.proxy_clock}});
     } else {
         // s3rver's listing tokens use DES, which Node 18 keeps in its legacy provider.
         m_pid = spawn({s3rver_bin().string(), "--directory", data, "--address", "127.0.0.1", "--port", port,
@@ -142,9 +142,11 @@ std::string S3Server::client(const std::string& args, int* status, const std::st
     }
     int rc = -1;
     std::string out = run_command(command + " 2>>" + (m_dir / "client.log").string(), &rc);
-    if (status != nullptr) *status = rc;
-    else if (rc != 0) throw std::runtime_error("s3_client.py " + args + " failed:\n" +
-                                               run_command("tail -c 1000 " + (m_dir / "client.log").string()));
+    if (status != nullptr)
+        *status = rc;
+    else if (rc != 0)
+        throw std::runtime_error("s3_client.py " + args + " failed:\n" +
+                                 run_command("tail -c 1000 " + (m_dir / "client.log").string()));
     return out;
 }
 

@@ -62,7 +62,8 @@ SentinelSet::~SentinelSet() {
 
 std::string SentinelSet::url() const {
     std::string hosts;
-    for (const auto& s : m_sentinels) hosts += (hosts.empty() ? "" : ",") + std::string("127.0.0.1:") + std::to_string(s->port());
+    for (const auto& s : m_sentinels)
+        hosts += (hosts.empty() ? "" : ",") + std::string("127.0.0.1:") + std::to_string(s->port());
     return "redis-sentinel://" + hosts + "/m/0";
 }
 

@@ -38,8 +38,10 @@ void TestCa::issue(const std::string& name, const std::string& subject, const st
 
 std::vector<std::string> TestCa::redis_args(int tls_port, bool require_client) const {
     const std::string d = m_dir.path().string();
-    return {"--tls-port",         std::to_string(tls_port), "--tls-cert-file", d + "/server.pem",
-            "--tls-key-file",     d + "/server.key",        "--tls-ca-cert-file", d + "/ca.pem",
+    return {"--tls-port",         std::to_string(tls_port),
+            "--tls-cert-file",    d + "/server.pem",
+            "--tls-key-file",     d + "/server.key",
+            "--tls-ca-cert-file", d + "/ca.pem",
             "--tls-auth-clients", require_client ? "yes" : "no"};
 }
 

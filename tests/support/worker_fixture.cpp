@@ -27,8 +27,7 @@ WorkerFixture::WorkerFixture(bool append_only) : WorkerFixture(std::make_unique<
 
 WorkerFixture::WorkerFixture(const std::string& redis_url) : WorkerFixture(nullptr, redis_url) {}
 
-WorkerFixture::WorkerFixture(std::unique_ptr<RedisServer> server)
-    : WorkerFixture(nullptr, server->url()) {
+WorkerFixture::WorkerFixture(std::unique_ptr<RedisServer> server) : WorkerFixture(nullptr, server->url()) {
     m_server = std::move(server);
 }
 

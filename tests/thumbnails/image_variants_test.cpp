@@ -58,7 +58,9 @@ std::string ycbcr_subsampled_tiff(const VImage& grey, const std::filesystem::pat
 
 // A little-endian TIFF's first-directory tag `tag` (a SHORT) set to `value`.
 void patch_short_tag(std::string& tiff, std::uint16_t tag, std::uint16_t value) {
-    const auto u16 = [&](std::size_t at) { return std::uint16_t(std::uint8_t(tiff[at]) | std::uint8_t(tiff[at + 1]) << 8); };
+    const auto u16 = [&](std::size_t at) {
+        return std::uint16_t(std::uint8_t(tiff[at]) | std::uint8_t(tiff[at + 1]) << 8);
+    };
     std::uint32_t ifd = 0;
     std::memcpy(&ifd, tiff.data() + 4, 4);
     const std::uint16_t count = u16(ifd);
@@ -89,10 +91,10 @@ void expect_unsupported(const std::string& bytes, const std::string& variant, co
 // An AVIF of the text page, or empty when this libheif has no AV1 encoder.
 std::string avif_of(const VImage& image) {
     try {
-        return blob_to_string(image.colourspace(VIPS_INTERPRETATION_sRGB)
-                                  .heifsave_buffer(VImage::option()
-                                                       ->set("compression", VIPS_FOREIGN_HEIF_COMPRESSION_AV1)
-                                                       ->set("Q", 90)));
+        return blob_to_string(
+            image.colourspace(VIPS_INTERPRETATION_sRGB)
+                .heifsave_buffer(
+                    VImage::option()->set("compression", VIPS_FOREIGN_HEIF_COMPRESSION_AV1)->set("Q", 90)));
     } catch (const vips::VError&) {
         vips_error_clear();
         return {};
@@ -120,8 +122,8 @@ TEST_F(ThumbnailerTest, YCbCrSubsampledTiffIsUnsupportedNotDamaged) {
 
 TEST_F(ThumbnailerTest, OldStyleJpegTiffIsUnsupportedNotDamaged) {
     // A JPEG-compressed TIFF whose Compression tag says 6, the old-style JPEG of TIFF 6.0.
-    std::string tiff = blob_to_string(gradient(320, 240).tiffsave_buffer(
-        VImage::option()->set("compression", VIPS_FOREIGN_TIFF_COMPRESSION_JPEG)));
+    std::string tiff = blob_to_string(
+        gradient(320, 240).tiffsave_buffer(VImage::option()->set("compression", VIPS_FOREIGN_TIFF_COMPRESSION_JPEG)));
     patch_short_tag(tiff, TIFFTAG_COMPRESSION, COMPRESSION_OJPEG);
     expect_unsupported(tiff, "old-style JPEG compression", m_options);
 }
@@ -181,7 +183,8 @@ TEST_F(ThumbnailerTest, DamagedImagesGiveFixedSentences) {
     int failures = 0, with_detail = 0;
     for (const auto& [mime, good] : samples) {
         std::string garbled = good;
-        for (std::size_t i = garbled.size() / 3; i < garbled.size() / 3 + 64 && i < garbled.size(); ++i) garbled[i] ^= 0x5a;
+        for (std::size_t i = garbled.size() / 3; i < garbled.size() / 3 + 64 && i < garbled.size(); ++i)
+            garbled[i] ^= 0x5a;
         for (const std::string& bad : {good.substr(0, 30), good.substr(0, good.size() / 2), garbled}) {
             const TextResult text = extract_image_text(as_bytes(bad), mime, m_options);
             const Result thumbs = thumbnails::render_image(as_bytes(bad), m_options);

@@ -37,8 +37,8 @@ double vipsthumbnail_seconds(const std::string& pdf) {
     testsupport::TempDir dir;
     const auto path = dir.path() / "slide.pdf";
     testsupport::write_file(path, pdf);
-    const std::string cmd = "vipsthumbnail " + path.string() + " -s 288 -o " + (dir.path() / "v.webp").string() +
-                            " >/dev/null 2>&1";
+    const std::string cmd =
+        "vipsthumbnail " + path.string() + " -s 288 -o " + (dir.path() / "v.webp").string() + " >/dev/null 2>&1";
     return median_seconds([&] { EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd; });
 }
 

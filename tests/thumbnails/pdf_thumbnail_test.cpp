@@ -99,7 +99,8 @@ TEST_F(ThumbnailerTest, PdfPageDrawingAGigapixelImageFailsFast) {
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     ASSERT_TRUE(result.error);
     EXPECT_EQ(result.error->code, core::ErrorCode::too_many_pixels);
-    EXPECT_EQ(result.error->message.rfind("The first page of the PDF was not rendered", 0), 0u) << result.error->message;
+    EXPECT_EQ(result.error->message.rfind("The first page of the PDF was not rendered", 0), 0u)
+        << result.error->message;
     EXPECT_LT(seconds, 5.0);
     // Within the budget the same kind of page renders (a black page).
     const Result small = thumbnails::render_pdf(as_bytes(testsupport::zero_image_pdf(2000, 2000)), m_options);

@@ -71,8 +71,8 @@ TEST(Cli, ARedisPasswordNeverAppearsInOutput) {
         EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
     }
     // A CA file for a URL without TLS is a configuration error.
-    const std::string ca = run_ingestd("status x 2>&1",
-                                       {{"INGEST_REDIS_URL", "redis://u:s3kr1tpw@h/0"}, {"INGEST_REDIS_CA", "/etc/hostname"}}, &st);
+    const std::string ca = run_ingestd(
+        "status x 2>&1", {{"INGEST_REDIS_URL", "redis://u:s3kr1tpw@h/0"}, {"INGEST_REDIS_CA", "/etc/hostname"}}, &st);
     EXPECT_EQ(st, 2);
     EXPECT_NE(ca.find("rediss:// INGEST_REDIS_URL only"), std::string::npos) << ca;
     EXPECT_EQ(ca.find("s3kr1tpw"), std::string::npos) << ca;

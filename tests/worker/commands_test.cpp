@@ -150,8 +150,8 @@ TEST(Commands, SubmitOcrLangsReachTheEventAndReconcileKeepsThem) {
     EXPECT_NE(std::find(again.begin(), again.end(), std::pair<std::string, std::string>{"ocr_langs", "deu+fra"}),
               again.end());
 
-    const std::string out = run_ingestd("submit --ocr-langs 'deu fra' " + (d.path() / "scan.png").string() + " 2>&1",
-                                        env, &st);
+    const std::string out =
+        run_ingestd("submit --ocr-langs 'deu fra' " + (d.path() / "scan.png").string() + " 2>&1", env, &st);
     EXPECT_EQ(st, 2) << out;
     EXPECT_NE(out.find("invalid --ocr-langs"), std::string::npos) << out;
     EXPECT_EQ(redis.command({"XLEN", "ingest:uploads"}).integer, 1);

@@ -4,8 +4,8 @@
 // store says so in one sentence naming the bucket and key, never a credential.
 #include "core/file_error.hpp"
 #include "extractors/sniff/hash.hpp"
-#include "tests/support/redis_server.hpp"
 #include "tests/support/file_error_of.hpp"
+#include "tests/support/redis_server.hpp"
 #include "tests/support/s3_server.hpp"
 #include "tests/support/worker_fixture.hpp"
 #include "worker/storage/store.hpp"

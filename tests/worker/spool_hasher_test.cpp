@@ -6,14 +6,13 @@
 #include "worker/storage/spool.hpp"
 #include "worker/storage/spool_hasher.hpp"
 
-#include <gtest/gtest.h>
-
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <random>
 #include <string>
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 using worker::SpoolHasher;
 
@@ -46,7 +45,9 @@ std::string contents(int fd) {
     return s;
 }
 
-std::string sha256_of_spool(int fd) { return extractors::sha256_fd(fd).sha256_hex; }
+std::string sha256_of_spool(int fd) {
+    return extractors::sha256_fd(fd).sha256_hex;
+}
 
 void check_round_trip(std::size_t size, bool overlapped) {
     const std::string bytes = random_bytes(size, static_cast<unsigned>(size));

@@ -128,10 +128,11 @@ void load_names(const Source& source, Config& c) {
         try {
             jobs::parse_redis_url(*v);
         } catch (const std::invalid_argument& e) {
-            throw ConfigError("invalid INGEST_REDIS_URL: " + std::string(e.what()) +
-                              "; expected redis[s]://[user:password@]host[:port][/db], "
-                              "redis-sentinel://host:port[,host:port...]/MASTER_NAME[/db] or unix:///path[?db=N], got " +
-                              quoted(jobs::redacted_redis_url(*v)));
+            throw ConfigError(
+                "invalid INGEST_REDIS_URL: " + std::string(e.what()) +
+                "; expected redis[s]://[user:password@]host[:port][/db], "
+                "redis-sentinel://host:port[,host:port...]/MASTER_NAME[/db] or unix:///path[?db=N], got " +
+                quoted(jobs::redacted_redis_url(*v)));
         }
         c.redis_url = *v;
         c.redis_url_given = true;
@@ -234,8 +235,7 @@ const std::vector<Setting>& settings() {
     constexpr unsigned queue = k_scope_redis | k_scope_worker, job = k_scope_parse | k_scope_worker;
     static const std::vector<Setting> all = {
         {"INGEST_REDIS_URL", "redis-url", "Redis URL (default redis://127.0.0.1:6379/0)", "URL", queue},
-        {"INGEST_REDIS_CA", "redis-ca", "CA certificates for a rediss:// URL (default: the system's)", "FILE",
-         queue},
+        {"INGEST_REDIS_CA", "redis-ca", "CA certificates for a rediss:// URL (default: the system's)", "FILE", queue},
         {"INGEST_REDIS_CERT", "redis-cert", "client certificate for a rediss:// URL (default none)", "FILE", queue},
         {"INGEST_REDIS_KEY", "redis-key", "the client certificate's key (default none)", "FILE", queue},
         {"INGEST_STREAM", "stream", "stream of upload events (default ingest:uploads)", "NAME", queue},

@@ -94,8 +94,8 @@ bool redis_tls_accepted(const Config& config) {
     try {
         jobs::Redis(address, std::chrono::milliseconds(5000)).ensure_connected();
     } catch (const jobs::RedisTlsError& e) {
-        std::cerr << "ingestd worker: " << e.what() << " (INGEST_REDIS_URL="
-                  << jobs::redacted_redis_url(config.redis_url) << ", INGEST_REDIS_CA)\n";
+        std::cerr << "ingestd worker: " << e.what()
+                  << " (INGEST_REDIS_URL=" << jobs::redacted_redis_url(config.redis_url) << ", INGEST_REDIS_CA)\n";
         return false;
     } catch (const jobs::RedisIoError&) {
         // not reachable yet: the dispatcher retries and /readyz says 503 meanwhile

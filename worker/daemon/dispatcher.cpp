@@ -21,8 +21,7 @@ public:
     Dispatcher(const Config& config, const jobs::Queue& queue, Slots& slots, Metrics& metrics,
                const std::atomic<bool>& stopping)
         : m_config(config), m_queue(queue), m_slots(slots), m_metrics(metrics), m_stopping(stopping),
-          m_redis(redis_address(config), k_block + milliseconds(5000)),
-          m_claim_idle(config.claim_idle_ms) {}
+          m_redis(redis_address(config), k_block + milliseconds(5000)), m_claim_idle(config.claim_idle_ms) {}
 
     void run() {
         while (!m_stopping) {

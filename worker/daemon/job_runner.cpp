@@ -142,9 +142,10 @@ bool JobRunner::write_processing(const Job& job) {
     // the event of a file whose worker died with them; the commit then keeps the languages OCR
     // used, or clears the field when OCR did not run (as the text step owns it).
     Fields fields = job.common;
-    if (job.event().step_text && !job.event().ocr_langs.empty()) fields.emplace_back("ocr_langs", job.event().ocr_langs);
-    auto f = with_retry("processing write",
-                        [&] { return m_queue.start(m_redis, job.entry_id(), job.file_id(), fields); });
+    if (job.event().step_text && !job.event().ocr_langs.empty())
+        fields.emplace_back("ocr_langs", job.event().ocr_langs);
+    auto f =
+        with_retry("processing write", [&] { return m_queue.start(m_redis, job.entry_id(), job.file_id(), fields); });
     if (f == jobs::Fence::ok) return true;
     m_metrics.job(jobs::to_string(f), "unknown");
     log::info("event skipped",

@@ -328,7 +328,9 @@ PipelineResult result_from_json(const nlohmann::json& j, const std::string& blob
         for (const auto& o : j.at("outputs")) {
             if (o.value("file", false)) {
                 if (!file) throw std::runtime_error("a file output without its descriptor");
-                r.outputs.push_back({o.at("key").get<std::string>(), {}, std::make_shared<core::Fd>(std::move(file)),
+                r.outputs.push_back({o.at("key").get<std::string>(),
+                                     {},
+                                     std::make_shared<core::Fd>(std::move(file)),
                                      o.at("size").get<std::uint64_t>()});
                 continue;
             }

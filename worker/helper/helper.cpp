@@ -1,7 +1,6 @@
 #include "worker/helper/helper.hpp"
 
 #include "core/file_error.hpp"
-
 #include "worker/config/log.hpp"
 #include "worker/helper/channel.hpp"
 #include "worker/helper/death.hpp"

@@ -19,11 +19,11 @@ namespace worker {
 namespace {
 
 std::vector<std::string> helper_arguments(const HelperSettings& settings, const std::filesystem::path& scratch) {
-    std::vector<std::string> args = {settings.binary, "helper",
-                                     "--channel",     "3",
-                                     "--parent",      std::to_string(::getpid()),
-                                     "--scratch",     scratch.string(),
-                                     "--memory-mb",   std::to_string(settings.memory_mb),
+    std::vector<std::string> args = {settings.binary,    "helper",
+                                     "--channel",        "3",
+                                     "--parent",         std::to_string(::getpid()),
+                                     "--scratch",        scratch.string(),
+                                     "--memory-mb",      std::to_string(settings.memory_mb),
                                      "--max-file-bytes", std::to_string(settings.max_file_bytes)};
     if (settings.warm_parsers) args.emplace_back("--warm");
     if (!settings.preload_langs.empty()) args.insert(args.end(), {"--preload", settings.preload_langs});

@@ -10,7 +10,9 @@
 namespace worker {
 namespace {
 
-EVP_MD_CTX* ctx_of(void* p) { return static_cast<EVP_MD_CTX*>(p); }
+EVP_MD_CTX* ctx_of(void* p) {
+    return static_cast<EVP_MD_CTX*>(p);
+}
 
 } // namespace
 

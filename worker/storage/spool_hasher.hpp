@@ -24,8 +24,8 @@ public:
     SpoolHasher(const SpoolHasher&) = delete;
     SpoolHasher& operator=(const SpoolHasher&) = delete;
 
-    static constexpr std::size_t k_chunk = 4u << 20;        ///< one buffer
-    static constexpr std::size_t k_buffers = 4;              ///< at most this many in flight
+    static constexpr std::size_t k_chunk = 4u << 20;          ///< one buffer
+    static constexpr std::size_t k_buffers = 4;               ///< at most this many in flight
     static constexpr std::uint64_t k_overlap_from = 8u << 20; ///< smaller objects: inline
 
     /// Appends `size` bytes at the current end; false when the spool cannot be written (the

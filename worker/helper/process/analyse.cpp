@@ -225,7 +225,8 @@ PipelineResult analyse(int fd, std::uint64_t size, const std::string& content_ha
         out.set("thumbnail_status", "not_applicable");
     } else if (spec.step_thumbnails) {
         add_thumbnails(
-            out, run_step<thumbnails::Result>([&] { return renderer->render(bytes(), options); }, "Thumbnail rendering"),
+            out,
+            run_step<thumbnails::Result>([&] { return renderer->render(bytes(), options); }, "Thumbnail rendering"),
             spec);
     }
     return std::move(out).finish(spec);

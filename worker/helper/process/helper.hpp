@@ -8,13 +8,13 @@ namespace worker {
 
 /// Start-up settings of a helper process (`ingestd helper`, started only by HelperPool).
 struct HelperArgs {
-    int channel = 3;                // the connected socket to the worker
-    int parent = 0;                 // the worker's pid: the helper exits when it is gone
-    std::filesystem::path scratch;  // the only folder the helper may write (its TMPDIR)
-    std::uint64_t memory_mb = 1024; // INGEST_JOB_MEMORY_MB; RLIMIT_DATA adds k_helper_base_mb
+    int channel = 3;                            // the connected socket to the worker
+    int parent = 0;                             // the worker's pid: the helper exits when it is gone
+    std::filesystem::path scratch;              // the only folder the helper may write (its TMPDIR)
+    std::uint64_t memory_mb = 1024;             // INGEST_JOB_MEMORY_MB; RLIMIT_DATA adds k_helper_base_mb
     std::uint64_t max_file_bytes = 10ULL << 30; // INGEST_MAX_FILE_BYTES; RLIMIT_FSIZE follows from it
-    std::string preload_langs;      // Tesseract languages to load before the first job; empty: none
-    bool warm = false;              // run Poppler and the image loaders once before the first job
+    std::string preload_langs;                  // Tesseract languages to load before the first job; empty: none
+    bool warm = false;                          // run Poppler and the image loaders once before the first job
     bool self_test_sandbox = false;
     std::filesystem::path self_test_outside; // a path outside `scratch` to try to write
     int self_test_port = 0;                  // a loopback TCP port to try to reach
