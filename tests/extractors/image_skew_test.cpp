@@ -121,6 +121,7 @@ TEST(ImageText, EmptyTextHasNoConfidence) {
 // tesseract CLI reads nothing of it (its layout analysis finds no block); it is levelled here.
 TEST(ImageText, CorpusTypewriterPageTurnedTenDegrees) {
     INGEST_CORPUS_FILE(path, "ocr/typewriter.png");
+    texttest::vips_start();
     const vips::VImage page = vips::VImage::new_from_file(path.c_str());
     const vips::VImage skewed =
         page.rotate(10.0, vips::VImage::option()->set("background", std::vector<double>{255.0, 255.0, 255.0}))

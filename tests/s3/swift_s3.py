@@ -82,8 +82,19 @@ def configure(root, proxy_port, secret):
     return etc, ports
 
 
+def die_with_parent():
+    """Swift's servers make sessions of their own (out of the caller's process group): each
+    is killed by the kernel when this script's process dies, however it dies."""
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    if os.getppid() == 1:
+        sys.exit(1)  # the parent died before the line above
+
+
 def serve(etc, name):
     """One server in this process, reading swift.conf from etc (not /etc/swift)."""
+    die_with_parent()
     from swift.common import utils
     utils.set_swift_dir(etc)
     from swift.common.wsgi import run_wsgi
@@ -111,6 +122,9 @@ def main():
         return
     root, port = sys.argv[1], int(sys.argv[2])
     secret = sys.argv[3] if len(sys.argv) > 3 else "testing"
+    deadline = time.monotonic() + 30
+    while listens(port) and time.monotonic() < deadline:
+        time.sleep(0.1)  # a previous run's proxy on this port is still going down
     etc, ports = configure(root, port, secret)
     proxy_env = dict(os.environ)
     if os.environ.get("SWIFT_S3_PROXY_CLOCK"):

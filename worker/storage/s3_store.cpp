@@ -78,8 +78,9 @@ S3Store::S3Store(S3Location location) : m_client(std::move(location)) {}
 
 S3Response S3Store::with_error_body(S3Request request, S3Response reply) const {
     // A refused HEAD has no body to say why (wrong secret, region or clock): ask once with a
-    // one-byte GET, whose error reply names the code.
-    if (request.method != "HEAD" || reply.status < 400 || reply.status == 404 || !reply.body.empty()) return reply;
+    // one-byte GET, whose error reply names the code. Only refusals: a 5xx is retried as it is.
+    const bool refused = reply.status == 400 || reply.status == 401 || reply.status == 403;
+    if (request.method != "HEAD" || !refused || !reply.body.empty()) return reply;
     request.method = "GET";
     request.headers.push_back("Range: bytes=0-0");
     S3Response detail = m_client.perform(request);
@@ -265,7 +266,9 @@ void S3Store::remove_batch(const std::vector<std::string>& keys) const {
     const std::string body = s3_delete_body(full);
     S3Request req;
     req.method = "POST";
-    req.url = location().bucket_url() + "/?delete";
+    // "delete=", not "delete": libcurl 7.88 signs a bare parameter without the "=" that
+    // SigV4's canonical query wants, and a verifying server refuses the signature.
+    req.url = location().bucket_url() + "/?delete=";
     req.body = body;
     req.headers.push_back("Content-Type: application/xml");
     req.headers.push_back("Content-MD5: " + content_md5(body));
