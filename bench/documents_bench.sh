@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Text extraction of a large DOCX and a large XLSX (written here with Python's zipfile)
-# against pandoc (Debian's pandoc 2.17, if installed) in the same loop; prints seconds per
-# file for both and the ratio. `ingestd process` includes starting its sandboxed helper.
+# against a reference converter from Debian in the same loop (pandoc 2.17 for DOCX, xlsx2csv
+# for XLSX; `apt-get install pandoc xlsx2csv`); prints seconds per file for both, their ratio
+# and the word F1 of ingestd's text against the reference's. `ingestd process` includes starting
+# its sandboxed helper.
 #   bench/documents_bench.sh [RUNS] [BUILD_DIR]
 set -euo pipefail
 runs=${1:-5}
@@ -49,14 +51,36 @@ time_of() {  # time_of COMMAND...: mean seconds per run
   for _ in $(seq "$runs"); do "$@" >/dev/null 2>&1; done
   t1=$(date +%s.%N); echo "scale=3; ($t1 - $t0) / $runs" | bc
 }
+# Word F1 of ingestd's whole text (inline or spilled) against the reference's output.
+similarity() {  # similarity OUT_JSON REF_TEXT
+  python3 - "$1" "$2" "$work/out" <<'PY'
+import collections, json, re, sys
+r = json.load(open(sys.argv[1]))
+text = r.get("extracted_text")
+if text is None and r.get("extracted_text_key"):
+    text = open(sys.argv[3] + "/" + r["extracted_text_key"], encoding="utf-8").read()
+words = lambda t: collections.Counter(re.findall(r"\w+(?:[.,]\w+)*", t or ""))
+a, b = words(text), words(open(sys.argv[2], encoding="utf-8").read())
+common = sum((a & b).values())
+print("%.3f" % (2 * common / (sum(a.values()) + sum(b.values())) if a or b else 1.0))
+PY
+}
+reference() {  # reference FILE: the reference converter's command for FILE, or nothing
+  case "$1" in
+    *.docx) command -v pandoc >/dev/null && echo "pandoc -t plain --wrap=none $1" ;;
+    *.xlsx) command -v xlsx2csv >/dev/null && echo "xlsx2csv -d tab -a $1" ;;
+  esac
+}
 for f in big.docx big.xlsx; do
   ours=$(time_of "$build/ingestd" process --steps text --out "$work/out" "$work/$f")
-  words=$("$build/ingestd" process --steps text --out "$work/out" "$work/$f" 2>/dev/null |
-          python3 -c 'import json,sys; print(json.load(sys.stdin).get("extracted_text_bytes"))')
-  if command -v pandoc >/dev/null && [ "$f" = big.docx ]; then
-    ref=$(time_of pandoc -t plain "$work/$f")
-    echo "$f: ingestd ${ours}s (text bytes $words), pandoc ${ref}s, ratio $(echo "scale=2; $ours / $ref" | bc)"
-  else
-    echo "$f: ingestd ${ours}s (text bytes $words); no reference converter for it here"
+  "$build/ingestd" process --steps text --out "$work/out" "$work/$f" >"$work/$f.json" 2>/dev/null
+  ref_cmd=$(reference "$work/$f" || true)
+  if [ -z "$ref_cmd" ]; then
+    echo "$f: ingestd ${ours}s; no reference converter (apt-get install pandoc xlsx2csv)"
+    continue
   fi
+  ref=$(time_of $ref_cmd)
+  $ref_cmd >"$work/$f.ref" 2>/dev/null
+  echo "$f: ingestd ${ours}s, ${ref_cmd%% *} ${ref}s, time ratio ingestd/reference" \
+       "$(echo "scale=3; $ours / $ref" | bc), word F1 vs reference $(similarity "$work/$f.json" "$work/$f.ref")"
 done

@@ -55,31 +55,6 @@ std::string sha256_of(const fs::path& path) {
     return h.sha256_hex;
 }
 
-// The highest VmHWM (peak resident memory, KiB) seen of the worker's helpers while `busy`.
-class HelperPeak {
-public:
-    explicit HelperPeak(pid_t worker)
-        : m_thread([this, worker] {
-              while (!m_stop) {
-                  for (pid_t k : testsupport::child_pids(worker)) {
-                      m_peak = std::max(m_peak.load(), testsupport::status_kib(k, "VmHWM:"));
-                  }
-                  std::this_thread::sleep_for(20ms); // a sampling period, not a synchronisation
-              }
-          }) {}
-    ~HelperPeak() { stop(); }
-    long stop() {
-        m_stop = true;
-        if (m_thread.joinable()) m_thread.join();
-        return m_peak;
-    }
-
-private:
-    std::atomic<bool> m_stop{false};
-    std::atomic<long> m_peak{0};
-    std::thread m_thread;
-};
-
 // The helper's memory budget in this test: RLIMIT_DATA is INGEST_JOB_MEMORY_MB + 256 MiB
 // = 512 MiB, less than the 1.2 GB the text used to need (held twice), more than the engines.
 constexpr const char* k_job_memory_mb = "256";
@@ -95,7 +70,7 @@ TEST(ParserBounds, A600MiBTextFileEndsDoneWithItsWholeTextSpilledAndTheHelperUnd
                                {"INGEST_OCR_MODE", "off"},
                                {"INGEST_JOB_TIMEOUT_S", "300"}});
     ASSERT_TRUE(fx.wait_for_log("big", "consumer group ready", 60s));
-    HelperPeak peak(w.pid());
+    testsupport::HelperPeak peak(w.pid());
     const auto t0 = std::chrono::steady_clock::now();
     fx.submit("big", "big.txt");
     ASSERT_EQ(fx.wait_final("big", 240s), "done") << fx.field("big", "error");

@@ -1,5 +1,7 @@
 #include "tests/support/process_info.hpp"
 
+#include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -41,6 +43,20 @@ long status_kib(pid_t pid, const std::string& key) {
         if (line.rfind(key, 0) == 0) return std::stol(line.substr(key.size()));
     }
     return -1;
+}
+
+HelperPeak::HelperPeak(pid_t worker)
+    : m_thread([this, worker] {
+          while (!m_stop) {
+              for (pid_t k : child_pids(worker)) m_peak = std::max(m_peak.load(), status_kib(k, "VmHWM:"));
+              std::this_thread::sleep_for(std::chrono::milliseconds(20)); // the sampling period
+          }
+      }) {}
+
+long HelperPeak::stop() {
+    m_stop = true;
+    if (m_thread.joinable()) m_thread.join();
+    return m_peak;
 }
 
 } // namespace testsupport

@@ -3,10 +3,13 @@
 // back from Redis, the bucket and the HTTP endpoint.
 #include "tests/support/generated_file.hpp"
 #include "tests/support/http_client.hpp"
+#include "tests/support/process_info.hpp"
+#include "tests/support/redis_server.hpp"
 #include "tests/support/s3_server.hpp"
 #include "tests/support/worker_fixture.hpp"
 
 #include <fstream>
+#include <iostream>
 #include <sstream>
 
 #include <gtest/gtest.h>
@@ -171,3 +174,34 @@ TEST_F(S3Worker, UnreachableEndpointKeepsTheWorkerAliveAndNotReady) {
 }
 
 } // namespace
+
+// A 1 GiB object: streamed into the job's spool on disk and hashed on the way, so neither the
+// worker nor its helper holds it in memory; the hash is the object's.
+TEST_F(S3Worker, AGigabyteObjectEndsDoneWithBoundedMemory) {
+    constexpr std::uint64_t k_mib = 1ULL << 20;
+    const auto path = fx.dir() / "big.bin";
+    {
+        std::ofstream out(path, std::ios::binary);
+        std::string block(k_mib, '\0');
+        for (std::uint64_t i = 0; i < 1024; ++i) {
+            for (std::size_t j = 0; j < block.size(); j += 64) block[j] = static_cast<char>((i * 131 + j) & 0xff);
+            out.write(block.data(), static_cast<std::streamsize>(block.size()));
+        }
+    }
+    const std::string sha = testsupport::run_command("sha256sum " + path.string() + " | cut -c1-64");
+    m_server->put_file("in/up/big.bin", path);
+    std::filesystem::remove(path); // the object store holds the only copy
+    auto& w = fx.start("big", {{"INGEST_CONCURRENCY", "1"}});
+    testsupport::HelperPeak peak(w.pid());
+    fx.submit("big1", "up/big.bin");
+    ASSERT_EQ(fx.wait_final("big1", 300s), "done") << fx.field("big1", "error");
+    const long helper_kib = peak.stop();
+    EXPECT_EQ(fx.field("big1", "size_bytes"), std::to_string(1024 * k_mib));
+    EXPECT_EQ(fx.field("big1", "content_hash") + "\n", sha);
+    const long worker_kib = testsupport::status_kib(w.pid(), "VmHWM:");
+    EXPECT_LT(worker_kib, 256 * 1024) << "worker peak " << worker_kib << " KiB";
+    EXPECT_LT(helper_kib, 256 * 1024) << "helper peak " << helper_kib << " KiB";
+    std::cout << "[ measure ] 1 GiB object: worker VmHWM " << worker_kib / 1024 << " MiB, helper VmHWM "
+              << helper_kib / 1024 << " MiB\n";
+    EXPECT_TRUE(w.alive());
+}
