@@ -1,6 +1,7 @@
 #include "extractors/pdf_text.hpp"
 
 #include "extractors/ocr_engine.hpp"
+#include "extractors/page_share.hpp"
 #include "extractors/pdf_layers.hpp"
 #include "extractors/pdf_pixels.hpp"
 #include "extractors/text_clean.hpp"
@@ -35,8 +36,10 @@ void quiet_poppler() {
     std::call_once(once, [] { poppler::set_debug_error_function([](const std::string&, void*) {}, nullptr); });
 }
 
-// Renders `page` in 8-bit grey at 300 dpi, or lower when that would exceed `max_pixels`.
-poppler::image render_grey(const poppler::page& page, std::uint64_t max_pixels, int& dpi_out) {
+// Renders `page` in `format` (8-bit grey, or ARGB32 for a page shared with the thumbnailer)
+// at 300 dpi, or lower when that would exceed `max_pixels`.
+poppler::image render_for_ocr(const poppler::page& page, std::uint64_t max_pixels, poppler::image::format_enum format,
+                              int& dpi_out) {
     const poppler::rectf box = page.page_rect(poppler::crop_box);
     const double w_in = std::abs(box.width()) / 72.0;
     const double h_in = std::abs(box.height()) / 72.0;
@@ -53,11 +56,26 @@ poppler::image render_grey(const poppler::page& page, std::uint64_t max_pixels, 
         return {};
     }
     poppler::page_renderer renderer;
-    renderer.set_image_format(poppler::image::format_gray8);
+    renderer.set_image_format(format);
     renderer.set_render_hint(poppler::page_renderer::antialiasing, true);
     renderer.set_render_hint(poppler::page_renderer::text_antialiasing, true);
     dpi_out = static_cast<int>(dpi);
     return renderer.render_page(&page, dpi, dpi);
+}
+
+// The grey image OCR reads of `raster` (8-bit grey as rendered, or a grey copy of an ARGB32
+// page made into `copy` while the page's colour drawing is kept for the thumbnailer).
+std::optional<GreyImage> grey_for_ocr(const poppler::image& raster, int dpi, std::vector<unsigned char>& copy) {
+    if (!raster.is_valid() || raster.width() < 1 || raster.height() < 1) return std::nullopt;
+    if (raster.format() == poppler::image::format_gray8) {
+        return GreyImage{reinterpret_cast<const unsigned char*>(raster.const_data()), raster.width(), raster.height(),
+                         raster.bytes_per_row(), dpi};
+    }
+    if (raster.format() != poppler::image::format_argb32) return std::nullopt;
+    const int width = raster.width(), height = raster.height();
+    PageDrawing drawing = drawing_of_argb(raster.const_data(), width, height, raster.bytes_per_row(), &copy);
+    keep_first_page(std::move(drawing));
+    return GreyImage{copy.data(), width, height, width, dpi};
 }
 
 bool expired(std::chrono::steady_clock::time_point deadline) {
@@ -117,7 +135,7 @@ public:
         if (want_ocr && !page) page.reset(m_doc.create_page(i));
         bool timed_out = false;
         if (want_ocr && page && within_budget(i)) {
-            timed_out = ocr(*page, text);
+            timed_out = ocr(*page, i == 0, text);
             m_ocr_text = m_ocr_text || has_letter_or_digit(text);
         } else {
             m_layer_text = m_layer_text || has_text;
@@ -180,16 +198,19 @@ private:
         return false;
     }
 
-    // OCR of `page` into `text`; true when the deadline cut it short.
-    bool ocr(const poppler::page& page, std::string& text) {
+    // OCR of `page` into `text`; true when the deadline cut it short. The first page is drawn
+    // in colour and kept for the thumbnailer when the job shares it (extractors/page_share.hpp).
+    bool ocr(const poppler::page& page, bool first, std::string& text) {
         int dpi = 0;
-        const poppler::image raster = render_grey(page, m_options.max_pixels, dpi);
+        const bool share = first && first_page_shared();
+        const poppler::image raster = render_for_ocr(
+            page, m_options.max_pixels, share ? poppler::image::format_argb32 : poppler::image::format_gray8, dpi);
         ++m_ocr_pages;
         text.clear();
-        if (!raster.is_valid() || raster.format() != poppler::image::format_gray8) return false;
-        const GreyImage grey{reinterpret_cast<const unsigned char*>(raster.const_data()), raster.width(),
-                             raster.height(), raster.bytes_per_row(), dpi};
-        OcrPage result = ocr_page(grey, m_options.ocr_langs, m_options.deadline);
+        std::vector<unsigned char> copy;
+        const std::optional<GreyImage> grey = grey_for_ocr(raster, dpi, copy);
+        if (!grey) return false;
+        OcrPage result = ocr_page(*grey, m_options.ocr_langs, m_options.deadline);
         m_confidence_sum += result.confidence_sum;
         m_words += result.words;
         text = std::move(result.text);

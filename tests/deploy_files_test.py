@@ -97,20 +97,26 @@ def apt_packages(run_args):
     return {w for w in m.group(1).split() if not w.startswith("-")} if m else set()
 
 
+def installed_depends():
+    """package -> its Depends and Pre-Depends, for every package dpkg knows (one query)."""
+    out = subprocess.run(["dpkg-query", "-W", "-f=${Package}\t${Depends}, ${Pre-Depends}\n"],
+                         capture_output=True, text=True).stdout
+    return dict(line.split("\t", 1) for line in out.splitlines() if "\t" in line)
+
+
 def package_closure(roots):
     """Installed packages reachable from roots through Depends/Pre-Depends."""
+    depends = installed_depends()
     seen, todo = set(), list(roots)
     while todo:
         p = todo.pop()
         if p in seen:
             continue
         seen.add(p)
-        out = subprocess.run(["dpkg-query", "-W", "-f=${Depends}, ${Pre-Depends}", p],
-                             capture_output=True, text=True).stdout
-        for alt in out.split(","):
+        for alt in depends.get(p, "").split(","):
             for choice in alt.split("|"):
                 name = choice.strip().split(" ")[0].split(":")[0]
-                if name and subprocess.run(["dpkg-query", "-W", name], capture_output=True).returncode == 0:
+                if name in depends:
                     todo.append(name)
                     break
     return seen

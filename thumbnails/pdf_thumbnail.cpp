@@ -1,5 +1,6 @@
 #include "thumbnails/pdf_thumbnail.hpp"
 
+#include "extractors/page_share.hpp"
 #include "extractors/pdf_pixels.hpp"
 #include "thumbnails/render_guard.hpp"
 #include "thumbnails/webp_encoder.hpp"
@@ -21,30 +22,20 @@ namespace thumbnails {
 
 namespace {
 
-// Poppler's ARGB32 is native-endian 0xAARRGGBB on a white paper, so alpha is opaque:
-// keep RGB only.
-vips::VImage wrap_rendering(const poppler::image& rendered) {
-    const int width = rendered.width();
-    const int height = rendered.height();
-    const int stride = rendered.bytes_per_row();
-    const char* data = rendered.const_data();
-    std::vector<unsigned char> rgb(static_cast<std::size_t>(width) * height * 3);
-    for (int y = 0; y < height; ++y) {
-        const char* row = data + static_cast<std::ptrdiff_t>(y) * stride;
-        unsigned char* out = rgb.data() + static_cast<std::size_t>(y) * width * 3;
-        for (int x = 0; x < width; ++x) {
-            std::uint32_t pixel = 0;
-            std::memcpy(&pixel, row + static_cast<std::ptrdiff_t>(x) * 4, sizeof pixel);
-            out[x * 3 + 0] = static_cast<unsigned char>(pixel >> 16);
-            out[x * 3 + 1] = static_cast<unsigned char>(pixel >> 8);
-            out[x * 3 + 2] = static_cast<unsigned char>(pixel);
-        }
-    }
-    VipsImage* image = vips_image_new_from_memory_copy(rgb.data(), rgb.size(), width, height, 3, VIPS_FORMAT_UCHAR);
+// A drawn page as a libvips image (page 1 as OCR drew it earlier in this job, or drawn here).
+vips::VImage wrap_drawing(const extractors::PageDrawing& drawn) {
+    VipsImage* image = vips_image_new_from_memory_copy(drawn.rgb.data(), drawn.rgb.size(), drawn.width, drawn.height, 3,
+                                                       VIPS_FORMAT_UCHAR);
     if (image == nullptr) {
         throw vips::VError();
     }
     return vips::VImage(image);
+}
+
+// Poppler's ARGB32 on a white paper is opaque: keep RGB only.
+vips::VImage wrap_rendering(const poppler::image& rendered) {
+    return wrap_drawing(extractors::drawing_of_argb(rendered.const_data(), rendered.width(), rendered.height(),
+                                                    rendered.bytes_per_row()));
 }
 
 // The first page of the document, or nullptr with the failure in `refused`.
@@ -82,6 +73,9 @@ Result render_pdf_unchecked(std::span<const unsigned char> bytes, const Options&
     }
     if (bytes.size() > static_cast<std::size_t>(INT_MAX)) {
         return failure(core::ErrorCode::corrupt_file, "The PDF is larger than Poppler can read from memory (2 GiB).");
+    }
+    if (const std::optional<extractors::PageDrawing> drawn = extractors::take_first_page()) {
+        return encode_sizes(wrap_drawing(*drawn), false, options); // OCR drew it: not again
     }
     const std::unique_ptr<poppler::document> document(poppler::document::load_from_raw_data(
         reinterpret_cast<const char*>(bytes.data()), static_cast<int>(bytes.size())));

@@ -1,8 +1,10 @@
 // The seam for new formats: the extractor registry and the renderer table, and analyse()
 // (the helper's step runner) following them with a second extractor plugged in at run time.
+#include "extractors/page_share.hpp"
 #include "extractors/registry.hpp"
 #include "extractors/sniff/content_type.hpp"
 #include "tests/support/corpus.hpp"
+#include "tests/support/pdf_builder.hpp"
 #include "thumbnails/thumbnailer.hpp"
 #include "worker/pipeline/pipeline.hpp"
 
@@ -13,6 +15,7 @@
 #include <stdexcept>
 #include <thread>
 #include <vector>
+#include <vips/vips8>
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -32,7 +35,8 @@ std::optional<std::string> field(const worker::PipelineResult& r, const std::str
 
 // analyse() of `bytes` written to a file, as the helper runs it with the type it detected.
 worker::PipelineResult analyse_bytes(const std::string& bytes, const std::string& mime,
-                                     const worker::PipelineOptions& options = {}, bool thumbnails = true) {
+                                     const worker::PipelineOptions& options = {}, bool thumbnails = true,
+                                     bool text = true) {
     testsupport::TempDir dir;
     testsupport::write_file(dir.path() / "input", bytes);
     const int fd = ::open((dir.path() / "input").c_str(), O_RDONLY | O_CLOEXEC);
@@ -40,6 +44,7 @@ worker::PipelineResult analyse_bytes(const std::string& bytes, const std::string
     worker::JobSpec spec;
     spec.file_id = "registry-test";
     spec.step_thumbnails = thumbnails;
+    spec.step_text = text;
     worker::PipelineResult r = worker::analyse(fd, bytes.size(), "0123abcd", spec, options, mime);
     ::close(fd);
     return r;
@@ -194,4 +199,55 @@ TEST(RegistryAnalyse, OutOfMemoryInAStepIsThatStepsMemoryLimit) {
     EXPECT_EQ(r.text_error->code, core::ErrorCode::memory_limit);
     EXPECT_EQ(field(r, "extraction_error_code"), "memory_limit");
     EXPECT_TRUE(r.parser_stopped());
+}
+
+namespace {
+
+// The 288 px thumbnail of a result, decoded, with the mean of each band.
+std::vector<double> thumbnail_means(const worker::PipelineResult& r) {
+    for (const auto& out : r.outputs) {
+        if (out.key.find("288") == std::string::npos) continue;
+        const vips::VImage image = vips::VImage::new_from_buffer(out.bytes.data(), out.bytes.size(), "");
+        std::vector<double> means;
+        for (int band = 0; band < 3; ++band) means.push_back(image.extract_band(band).avg());
+        return means;
+    }
+    return {};
+}
+
+} // namespace
+
+// A page without a text layer is drawn once for both steps: OCR draws page 1 in colour and
+// the thumbnailer takes that drawing (issue 18); its thumbnail matches a drawn-here one.
+TEST(FirstPageShare, AnOcrdFirstPageIsDrawnOnceForBothSteps) {
+    thumbnails::init();
+    const std::string slide = testsupport::stencil_slide_pdf(1920, 1080); // blue, no text layer
+    const std::uint64_t before = extractors::first_pages_taken();
+    const worker::PipelineResult both = analyse_bytes(slide, "application/pdf");
+    EXPECT_EQ(extractors::first_pages_taken(), before + 1) << "the thumbnailer took OCR's drawing";
+    EXPECT_EQ(field(both, "extraction_method"), "ocr");
+    EXPECT_EQ(field(both, "thumbnail_status"), "done") << field(both, "thumbnail_error").value_or("");
+    const worker::PipelineResult alone = analyse_bytes(slide, "application/pdf", {}, true, false);
+    EXPECT_EQ(extractors::first_pages_taken(), before + 1) << "thumbnails alone draw the page themselves";
+    const std::vector<double> shared = thumbnail_means(both), drawn = thumbnail_means(alone);
+    ASSERT_EQ(shared.size(), 3U);
+    ASSERT_EQ(drawn.size(), 3U);
+    EXPECT_GT(shared[2], shared[0] + 30) << "blue, in colour: not OCR's grey";
+    for (int band = 0; band < 3; ++band) EXPECT_NEAR(shared[band], drawn[band], 6.0) << "band " << band;
+}
+
+// Pages with a text layer are not OCR'd: nothing is drawn for the thumbnailer, which draws
+// page 1 itself; a drawing never outlives its job.
+TEST(FirstPageShare, ATextLayerPdfIsDrawnByTheThumbnailerAlone) {
+    thumbnails::init();
+    const std::uint64_t before = extractors::first_pages_taken();
+    const worker::PipelineResult r =
+        analyse_bytes(testsupport::text_pdf({"A page with a text layer."}), "application/pdf");
+    EXPECT_EQ(field(r, "extraction_method"), "text_layer");
+    EXPECT_EQ(field(r, "thumbnail_status"), "done");
+    const worker::PipelineResult text_only =
+        analyse_bytes(testsupport::stencil_slide_pdf(960, 540), "application/pdf", {}, false, true);
+    EXPECT_EQ(field(text_only, "extraction_method"), "ocr");
+    EXPECT_EQ(extractors::first_pages_taken(), before);
+    EXPECT_FALSE(extractors::take_first_page()) << "no drawing left behind by a job";
 }

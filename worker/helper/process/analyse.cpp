@@ -4,6 +4,7 @@
 #include "core/file_error.hpp"
 #include "core/layout.hpp"
 #include "extractors/document_type.hpp"
+#include "extractors/page_share.hpp"
 #include "extractors/registry.hpp"
 #include "extractors/sniff/content_type.hpp"
 #include "extractors/text_sink.hpp"
@@ -205,6 +206,8 @@ PipelineResult analyse(int fd, std::uint64_t size, const std::string& content_ha
         return map->bytes();
     };
 
+    // A PDF's page 1 drawn by OCR is the thumbnailer's too: drawn once when both steps run.
+    const extractors::FirstPageShare share(spec.step_text && extractor && spec.step_thumbnails && renderer);
     Outcome out(content_hash);
     out.set("content_hash", content_hash);
     out.set("size_bytes", std::to_string(size));
