@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # ingestd against the reference tools, every stage in one run; prints one table of ratios.
 # See bench/README.md. Usage:
-#   bench/run.sh [--quick] [--only hash,thumbs,pdf,ocr,e2e,tiny,reupload,soak,micro,startup]
+#   bench/run.sh [--quick] [--only hash,thumbs,pdf,ocr,sched,e2e,tiny,reupload,soak,micro,startup]
 #                [--runs N] [--soak N] [--repeat N] [--workers "1 2"] [--no-build] [--bin PATH]
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -206,6 +206,29 @@ if want ocr; then
   awk '{print $1/2}' "$OUT/times/ocr.o_ingestd_x2" >"$OUT/times/ocr.o_ingestd_x2_per_set"
   ratio_row ocr "2 in flight (2 processes) vs tesseract CLI sequential" ocr.o_ingestd_x2_per_set ocr.o_tesseract speed 1.8
   ratio_row ocr "2 in flight vs 1 (scaling of ingestd itself)" ocr.o_ingestd_x2_per_set ocr.o_ingestd speed
+fi
+
+# ---- scheduling: photos without text and long scans (issue 20) ----------------------------
+if want sched; then
+  log "OCR lever: a photo without text, a 20-page scan"
+  # A 19 MP photo's texture, no text: colour blotches with grain (as foliage or gravel is to OCR).
+  vips gaussnoise "$W/n.v" 1260 945 --sigma 60 --mean 128 && vips bandjoin "$W/n.v $W/n.v $W/n.v" "$W/n3.v" &&
+    vips gaussblur "$W/n3.v" "$W/nb.v" 1.2 && vips resize "$W/nb.v" "$W/nr.v" 4 &&
+    vips gaussnoise "$W/g.v" 5040 3780 --sigma 25 --mean 0 && vips add "$W/nr.v" "$W/g.v" "$W/t.v" &&
+    vips cast "$W/t.v" "$W/tc.v" uchar && vips jpegsave "$W/tc.v" "$W/photo.jpg" --Q 90
+  s_photo_ingestd() { "$BIN" process --steps text --out "$W/sp" "$W/photo.jpg"; }
+  s_photo_tesseract() { OMP_THREAD_LIMIT=1 tesseract "$W/photo.jpg" - -l eng; }
+  bench sched_photo "$(( RUNS < 3 ? RUNS : 3 ))" s_photo_ingestd s_photo_tesseract
+  ratio_row sched "19 MP photo without text: OCR step vs tesseract CLI" sched_photo.s_photo_ingestd sched_photo.s_photo_tesseract speed 10
+  # 20 scanned pages (the corpus's scans in turn), once each way: a run takes a minute.
+  scans=(); for f in $SCANNED_PDFS; do scans+=("$(c "$f")"); done
+  qpdf --empty --pages $(for k in $(seq 20); do echo "${scans[$((k % ${#scans[@]}))]}"; done) -- "$W/long.pdf" 2>/dev/null
+  mkdir -p "$W/pp" && pdftoppm -r 300 -gray -png "$W/long.pdf" "$W/pp/p"
+  a=$EPOCHREALTIME; for p in "$W"/pp/p*.png; do OMP_THREAD_LIMIT=1 tesseract "$p" - -l eng >/dev/null 2>&1; done
+  echo "$EPOCHREALTIME - $a" | bc -l >"$OUT/times/sched_long.tesseract"
+  a=$EPOCHREALTIME; "$BIN" process --steps text --out "$W/sl" "$W/long.pdf" >/dev/null 2>&1
+  echo "$EPOCHREALTIME - $a" | bc -l >"$OUT/times/sched_long.ingestd"
+  ratio_row sched "20-page scan, pages OCR'd on every core vs tesseract CLI page by page" sched_long.ingestd sched_long.tesseract speed 2.2
 fi
 
 # ---- end to end -------------------------------------------------------------------------

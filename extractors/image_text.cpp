@@ -2,6 +2,7 @@
 
 #include "extractors/image_header.hpp"
 #include "extractors/ocr_engine.hpp"
+#include "extractors/photo_check.hpp"
 #include "extractors/text_clean.hpp"
 #include "extractors/vips_error.hpp"
 
@@ -107,8 +108,8 @@ int dpi_of(double pixels_per_mm, int width, int height) {
 // Tesseract (Leptonica reads it, 16-bit samples cut to 8, transparency put on white): RGB
 // for a colour image, so that Tesseract thresholds each channel itself (coloured text on a
 // coloured background keeps the contrast that a grey conversion loses), grey for a grey
-// one; upright (EXIF orientation applied) and scaled down when huge.
-vips::VImage decode_raster(vips::VImage image, int& dpi) {
+// one; upright (EXIF orientation applied) and scaled down past `max_pixels`.
+vips::VImage decode_raster(vips::VImage image, double max_pixels, int& dpi) {
     dpi = dpi_of(image.xres(), image.width(), image.height());
     const bool has_orientation = image.get_typeof(VIPS_META_ORIENTATION) != 0;
     const bool colour = image.bands() - (image.has_alpha() ? 1 : 0) >= 3; // RGB, CMYK, Lab...
@@ -131,8 +132,8 @@ vips::VImage decode_raster(vips::VImage image, int& dpi) {
     }
     const double pixels = double(image.width()) * double(image.height());
     double scale = 1.0;
-    if (pixels > k_max_ocr_pixels) {
-        scale = std::sqrt(k_max_ocr_pixels / pixels);
+    if (pixels > max_pixels) {
+        scale = std::sqrt(max_pixels / pixels);
     }
     scale = std::min(scale, double(k_max_ocr_side) / double(std::max(image.width(), image.height())));
     if (scale < 1.0) {
@@ -223,15 +224,31 @@ TextResult extract_bmp_text(std::span<const unsigned char> bytes, const TextOpti
     return finish(std::move(c), std::move(result));
 }
 
-// OCR of one decoded page into `c`; the failure that stops the reading, if any.
-std::optional<StepError> read_page(const vips::VImage& image, int page, const TextOptions& options, Collected& c) {
+// One page of an image to read: its header (pixels not decoded yet), its number, and the
+// whole file's bytes (for the reduced look at a photo).
+struct PageSource {
+    const vips::VImage& image;
+    int page = 0;
+    VipsBlob* blob = nullptr;
+    bool single = true; // the file's only page (not a TIFF's)
+};
+
+// OCR of one decoded page into `c`; the failure that stops the reading, if any. A photo
+// whose reduced copy shows no text is not read at full resolution: it adds no OCR'd page.
+std::optional<StepError> read_page(const PageSource& source, const TextOptions& options, Collected& c) {
+    const vips::VImage& image = source.image;
+    const int page = source.page;
     const std::uint64_t w = std::uint64_t(std::max(image.width(), 0));
     const std::uint64_t h = std::uint64_t(std::max(image.height(), 0));
     if (w * h > options.max_pixels) {
         return too_many_pixels_failure(w, h, options.max_pixels);
     }
+    const bool photo = source.single && is_photo(image);
+    if (photo && !photo_shows_text(source.blob, options)) {
+        return std::nullopt;
+    }
     int dpi = 0;
-    const vips::VImage raster = decode_raster(image, dpi);
+    const vips::VImage raster = decode_raster(image, photo ? k_max_photo_ocr_pixels : k_max_ocr_pixels, dpi);
     const GreyImage view{static_cast<const unsigned char*>(raster.data()),
                          raster.width(),
                          raster.height(),
@@ -266,7 +283,7 @@ void read_pages(const Decoder& decoder, VipsBlob* blob, const TextOptions& optio
                                      "The job's time ran out after " + std::to_string(page) + " image pages."};
             break;
         }
-        result.error = read_page(image, page, options, c);
+        result.error = read_page(PageSource{image, page, blob, !decoder.every_page}, options, c);
     }
 }
 

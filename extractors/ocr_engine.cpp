@@ -19,6 +19,7 @@
 #include <fcntl.h>
 #include <tesseract/baseapi.h>
 #include <tesseract/ocrclass.h>
+#include <tesseract/resultiterator.h>
 #include <unistd.h>
 
 namespace extractors {
@@ -264,7 +265,38 @@ void read_turned(tesseract::TessBaseAPI& api, const GreyImage& page, std::chrono
     }
 }
 
+// True when `word` has at least two letters or digits (a speck read as "|" or "." is not text).
+bool wordlike(const char* word) {
+    int alnum = 0;
+    for (const char* c = word; *c != 0; ++c) {
+        const auto u = static_cast<unsigned char>(*c);
+        alnum += std::isalnum(u) != 0 || u >= 0xC0 ? 1 : 0; // any non-ASCII letter's first byte counts
+    }
+    return alnum >= 2;
+}
+
 } // namespace
+
+TextSigns look_for_text(const GreyImage& image, const std::string& langs, std::chrono::steady_clock::time_point end) {
+    TextSigns signs;
+    if (image.data == nullptr || image.width <= 0 || image.height <= 0) return signs;
+    tesseract::TessBaseAPI& api = ocr_engine(langs);
+    set_image(api, image);
+    tesseract::ETEXT_DESC monitor;
+    monitor.end_time = end;
+    api.Recognize(&monitor);
+    signs.timed_out = monitor.deadline_exceeded();
+    if (std::unique_ptr<tesseract::ResultIterator> it(api.GetIterator()); it) {
+        do {
+            const std::unique_ptr<char[]> word(it->GetUTF8Text(tesseract::RIL_WORD));
+            if (!word) continue;
+            ++signs.words;
+            if (it->Confidence(tesseract::RIL_WORD) >= k_confident_word && wordlike(word.get())) ++signs.confident;
+        } while (it->Next(tesseract::RIL_WORD));
+    }
+    api.Clear();
+    return signs;
+}
 
 OcrPage ocr_page(const GreyImage& image, const std::string& langs, std::chrono::steady_clock::time_point deadline) {
     OcrPage out;

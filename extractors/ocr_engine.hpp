@@ -52,4 +52,19 @@ inline constexpr std::size_t k_ocr_engines_per_thread = 3;
 /// thread. The process must run with OMP_THREAD_LIMIT=1 (read by libgomp before main).
 OcrPage ocr_page(const GreyImage& image, const std::string& langs, std::chrono::steady_clock::time_point deadline);
 
+/// What a quick OCR pass over a reduced copy of a photo found: its words, and how many of them
+/// are confident (>= k_confident_word) and have at least two letters or digits.
+struct TextSigns {
+    int words = 0;
+    int confident = 0;
+    bool timed_out = false;
+};
+
+/// Word confidence from which a word found by look_for_text counts as real text.
+inline constexpr int k_confident_word = 70;
+
+/// One recognition pass over `image` with this thread's engine for `langs` (no levelling, no
+/// orientation detection), stopped at `end`: the signs of text it shows. Throws as ocr_page.
+TextSigns look_for_text(const GreyImage& image, const std::string& langs, std::chrono::steady_clock::time_point end);
+
 } // namespace extractors

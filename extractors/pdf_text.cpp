@@ -1,8 +1,7 @@
 #include "extractors/pdf_text.hpp"
 
-#include "extractors/ocr_engine.hpp"
-#include "extractors/page_share.hpp"
 #include "extractors/pdf_layers.hpp"
+#include "extractors/pdf_ocr.hpp"
 #include "extractors/pdf_pixels.hpp"
 #include "extractors/text_clean.hpp"
 
@@ -15,67 +14,17 @@
 
 #include <poppler/cpp/poppler-document.h>
 #include <poppler/cpp/poppler-global.h>
-#include <poppler/cpp/poppler-image.h>
-#include <poppler/cpp/poppler-page-renderer.h>
 #include <poppler/cpp/poppler-page.h>
 
 namespace extractors {
 
 namespace {
 
-constexpr double k_ocr_dpi = 300.0;
-
-// A rendered page above this is drawn at a lower resolution: 40 MP is an A3 sheet at 300 dpi
-// (or A4 at ~450 dpi), and Tesseract needs several times the raster in working memory.
-constexpr double k_max_ocr_page_pixels = 40e6;
-
 void quiet_poppler() {
     // Poppler reports every syntax problem of a damaged file on stderr; the outcome is in
     // the result instead.
     static std::once_flag once;
     std::call_once(once, [] { poppler::set_debug_error_function([](const std::string&, void*) {}, nullptr); });
-}
-
-// Renders `page` in `format` (8-bit grey, or ARGB32 for a page shared with the thumbnailer)
-// at 300 dpi, or lower when that would exceed `max_pixels`.
-poppler::image render_for_ocr(const poppler::page& page, std::uint64_t max_pixels, poppler::image::format_enum format,
-                              int& dpi_out) {
-    const poppler::rectf box = page.page_rect(poppler::crop_box);
-    const double w_in = std::abs(box.width()) / 72.0;
-    const double h_in = std::abs(box.height()) / 72.0;
-    if (!(w_in > 0) || !(h_in > 0)) {
-        return {};
-    }
-    const double cap = std::min(k_max_ocr_page_pixels, static_cast<double>(max_pixels));
-    double dpi = k_ocr_dpi;
-    const double pixels = w_in * h_in * dpi * dpi;
-    if (pixels > cap) {
-        dpi = std::floor(dpi * std::sqrt(cap / pixels));
-    }
-    if (dpi < 1 || w_in * dpi > INT_MAX / 2 || h_in * dpi > INT_MAX / 2) {
-        return {};
-    }
-    poppler::page_renderer renderer;
-    renderer.set_image_format(format);
-    renderer.set_render_hint(poppler::page_renderer::antialiasing, true);
-    renderer.set_render_hint(poppler::page_renderer::text_antialiasing, true);
-    dpi_out = static_cast<int>(dpi);
-    return renderer.render_page(&page, dpi, dpi);
-}
-
-// The grey image OCR reads of `raster` (8-bit grey as rendered, or a grey copy of an ARGB32
-// page made into `copy` while the page's colour drawing is kept for the thumbnailer).
-std::optional<GreyImage> grey_for_ocr(const poppler::image& raster, int dpi, std::vector<unsigned char>& copy) {
-    if (!raster.is_valid() || raster.width() < 1 || raster.height() < 1) return std::nullopt;
-    if (raster.format() == poppler::image::format_gray8) {
-        return GreyImage{reinterpret_cast<const unsigned char*>(raster.const_data()), raster.width(), raster.height(),
-                         raster.bytes_per_row(), dpi};
-    }
-    if (raster.format() != poppler::image::format_argb32) return std::nullopt;
-    const int width = raster.width(), height = raster.height();
-    PageDrawing drawing = drawing_of_argb(raster.const_data(), width, height, raster.bytes_per_row(), &copy);
-    keep_first_page(std::move(drawing));
-    return GreyImage{copy.data(), width, height, width, dpi};
 }
 
 bool expired(std::chrono::steady_clock::time_point deadline) {
@@ -134,14 +83,18 @@ public:
                               (mode == OcrMode::force || (mode == OcrMode::automatic && !has_text));
         if (want_ocr && !page) page.reset(m_doc.create_page(i));
         bool timed_out = false;
-        if (want_ocr && page && within_budget(i)) {
+        const bool read_by_ocr = want_ocr && page && within_budget(i);
+        if (read_by_ocr && m_parallel) {
+            ++m_ocr_pages; // read with the others by read_ocr_pages()
+            m_ocr_jobs.push_back(i);
+            text.clear();
+        } else if (read_by_ocr) {
             timed_out = ocr(*page, i == 0, text);
             m_ocr_text = m_ocr_text || has_letter_or_digit(text);
         } else {
             m_layer_text = m_layer_text || has_text;
         }
-        if (i > 0) m_text += '\f';
-        m_text += text;
+        m_pieces.push_back(std::move(text));
         if (timed_out) {
             // The page's partial text is kept, but it does not count as read.
             return failure(core::ErrorCode::timeout, "The job's time ran out while OCR read page " +
@@ -152,11 +105,40 @@ public:
         return std::nullopt;
     }
 
+    // With several OCR threads: the pages left for OCR by read(), read now by the threads and
+    // put in their places. A page cut short by the deadline ends the reading there, as it does
+    // page by page: what follows it is dropped, and its failure returned.
+    std::optional<StepError> read_ocr_pages() {
+        if (m_ocr_jobs.empty()) return std::nullopt;
+        std::vector<OcrPage> pages = ocr_pdf_pages(m_doc, m_bytes, m_ocr_jobs, m_options.ocr_threads, m_options);
+        for (std::size_t k = 0; k < pages.size(); ++k) {
+            const int i = m_ocr_jobs[k];
+            m_confidence_sum += pages[k].confidence_sum;
+            m_words += pages[k].words;
+            m_pieces[std::size_t(i)] = std::move(pages[k].text);
+            m_ocr_text = m_ocr_text || has_letter_or_digit(m_pieces[std::size_t(i)]);
+            if (pages[k].timed_out && expired(m_options.deadline)) {
+                m_ocr_pages = int(k) + 1;
+                m_pages_done = i;
+                m_pieces.resize(std::size_t(i) + 1);
+                return failure(core::ErrorCode::timeout, "The job's time ran out while OCR read page " +
+                                                             std::to_string(i + 1) + " of " +
+                                                             std::to_string(m_page_count) + ".");
+            }
+        }
+        return std::nullopt;
+    }
+
     // The figures of the pages read so far into `result`.
     void finish(TextResult& result) {
         // A page over the pixel budget fails the step, but only after every other page was read.
         if (!result.error) result.error = m_pixel_error;
-        result.text = clean_text(m_text);
+        std::string text;
+        for (std::size_t i = 0; i < m_pieces.size(); ++i) {
+            if (i > 0) text += '\f';
+            text += m_pieces[i];
+        }
+        result.text = clean_text(text);
         result.page_count = m_page_count;
         if (m_pages_done < m_page_count) result.pages_read = m_pages_done;
         if (m_ocr_pages > 0) {
@@ -201,16 +183,8 @@ private:
     // OCR of `page` into `text`; true when the deadline cut it short. The first page is drawn
     // in colour and kept for the thumbnailer when the job shares it (extractors/page_share.hpp).
     bool ocr(const poppler::page& page, bool first, std::string& text) {
-        int dpi = 0;
-        const bool share = first && first_page_shared();
-        const poppler::image raster = render_for_ocr(
-            page, m_options.max_pixels, share ? poppler::image::format_argb32 : poppler::image::format_gray8, dpi);
         ++m_ocr_pages;
-        text.clear();
-        std::vector<unsigned char> copy;
-        const std::optional<GreyImage> grey = grey_for_ocr(raster, dpi, copy);
-        if (!grey) return false;
-        OcrPage result = ocr_page(*grey, m_options.ocr_langs, m_options.deadline);
+        OcrPage result = ocr_pdf_page(page, first, m_options);
         m_confidence_sum += result.confidence_sum;
         m_words += result.words;
         text = std::move(result.text);
@@ -224,7 +198,9 @@ private:
     std::vector<LayerPage> m_layers;          // read ahead by threads, or empty
     const TextOptions& m_options;
     const int m_page_count;
-    std::string m_text;
+    const bool m_parallel = m_options.ocr_threads > 1; // OCR'd pages read together at the end
+    std::vector<std::string> m_pieces;                 // each page's text, in order
+    std::vector<int> m_ocr_jobs;                       // pages left for read_ocr_pages()
     int m_pages_done = 0;
     int m_ocr_pages = 0;
     long long m_confidence_sum = 0;
@@ -251,6 +227,8 @@ TextResult extract_pdf_text(std::span<const unsigned char> bytes, const TextOpti
     for (int i = 0; i < to_read && !result.error; ++i) {
         result.error = reader.read(i);
     }
+    // An OCR'd page before where the reading stopped can only have been cut shorter still.
+    if (auto cut = reader.read_ocr_pages()) result.error = std::move(cut);
     reader.finish(result);
     return result;
 }

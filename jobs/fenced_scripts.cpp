@@ -45,6 +45,18 @@ end
 local function fence()
   return owner_fence() or event_fence()
 end
+-- Deletes the ARGV[at] field names that follow ARGV[at]; returns the field/value pairs after them.
+local function clear_then_pairs(at)
+  local n = tonumber(ARGV[at])
+  if n > 0 then
+    local clear = {}
+    for i = at + 1, at + n do clear[#clear + 1] = ARGV[i] end
+    redis.call('HDEL', KEYS[1], unpack(clear))
+  end
+  local kv = {}
+  for i = at + 1 + n, #ARGV do kv[#kv + 1] = ARGV[i] end
+  return kv
+end
 local function announce(results, channel, file_id, status, event_id)
   redis.call('XADD', results, 'MAXLEN', '~', '100000', '*',
              'file_id', file_id, 'status', status, 'event_id', event_id)
@@ -64,17 +76,21 @@ announce(KEYS[3], ARGV[5], ARGV[4], 'processing', ARGV[3])
 return 'ok'
 )lua";
 
+// A job's fast results before its final commit (thumbnails while OCR goes on): deletes the
+// clear list, sets the fields; status stays processing, nothing is announced or acknowledged.
+// ARGV[4]=number of fields to clear, then those names, then field/value pairs.
+constexpr const char* k_progress = R"lua(
+local v = fence()
+if v then return v end
+local args = clear_then_pairs(4)
+if #args > 0 then redis.call('HSET', KEYS[1], unpack(args)) end
+return 'ok'
+)lua";
+
 constexpr const char* k_commit = R"lua(
 local v = fence()
 if v then return v end
-local nclear = tonumber(ARGV[7])
-if nclear > 0 then
-  local clear = {}
-  for i = 8, 7 + nclear do clear[#clear + 1] = ARGV[i] end
-  redis.call('HDEL', KEYS[1], unpack(clear))
-end
-local args = {}
-for i = 8 + nclear, #ARGV do args[#args + 1] = ARGV[i] end
+local args = clear_then_pairs(7)
 redis.call('HDEL', KEYS[1], 'deleted_at')
 redis.call('HSET', KEYS[1], 'status', ARGV[6], 'event_id', ARGV[3], unpack(args))
 if KEYS[4] ~= '' and ARGV[6] == 'done' then
@@ -146,6 +162,11 @@ return lost
 
 const Script& start_script() {
     static const Script s(std::string(k_prelude) + k_start);
+    return s;
+}
+
+const Script& progress_script() {
+    static const Script s(std::string(k_prelude) + k_progress);
     return s;
 }
 

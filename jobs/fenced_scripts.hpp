@@ -16,6 +16,7 @@ const Script& start_script();
 /// channel status nclear clear... pairs... Deletes `clear`, writes the pairs, records the
 /// hash index for a done file, announces and acknowledges.
 const Script& commit_script();
+const Script& progress_script();
 
 /// KEYS: metadata stream results hash-index (or ""). ARGV: group consumer entry file_id
 /// channel deleted_at storage_key content_hash. Turns the metadata into a tombstone

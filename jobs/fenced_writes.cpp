@@ -26,6 +26,16 @@ Fence Queue::start(Redis& redis, const std::string& entry_id, const std::string&
         "processing write");
 }
 
+Fence Queue::progress(Redis& redis, const std::string& entry_id, const std::string& file_id,
+                      const std::vector<std::pair<std::string, std::string>>& fields,
+                      const std::vector<std::string>& clear) const {
+    std::vector<std::string> args = {m_names.group, m_names.consumer, entry_id, std::to_string(clear.size())};
+    args.insert(args.end(), clear.begin(), clear.end());
+    append_pairs(args, fields);
+    return fence_of(progress_script().call(redis, {m_names.metadata_key(file_id), m_names.stream}, args),
+                    "progress write");
+}
+
 Fence Queue::commit(Redis& redis, const std::string& entry_id, const std::string& file_id,
                     const std::vector<std::pair<std::string, std::string>>& fields,
                     const std::vector<std::string>& clear, const std::string& index_sha256) const {

@@ -62,6 +62,13 @@ public:
     Fence start(Redis& redis, const std::string& entry_id, const std::string& file_id,
                 const std::vector<std::pair<std::string, std::string>>& fields) const;
 
+    /// A job's fast results before its final commit (a scan's thumbnails while its OCR goes
+    /// on): deletes `clear` and sets `fields` under the same fence as start(), leaving `status`
+    /// processing; nothing is announced, nothing acknowledged.
+    Fence progress(Redis& redis, const std::string& entry_id, const std::string& file_id,
+                   const std::vector<std::pair<std::string, std::string>>& fields,
+                   const std::vector<std::string>& clear) const;
+
     /// The final write: deletes `clear`, sets `fields` (which include `status`), appends to
     /// the results stream, publishes, and acknowledges, atomically, under the same fence.
     /// With `index_sha256` set (a done file), records hash -> file_id for deduplication.

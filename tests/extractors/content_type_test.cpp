@@ -1,4 +1,5 @@
 #include "extractors/sniff/content_type.hpp"
+#include "extractors/sniff/ocr_time.hpp"
 #include "tests/support/corpus.hpp"
 #include "tests/support/redis_server.hpp"
 
@@ -195,3 +196,28 @@ TEST(ContentType, ProseShortcutKeepsEveryOtherVerdictOfFile) {
 }
 
 } // namespace
+
+// Issue 20: the worker's cheap look at a file's first bytes, deciding whether its thumbnails
+// are committed before a possibly long OCR (magic numbers only; libmagic types the file).
+TEST(OcrTime, ScansAndLargerImagesMayTakeLongOthersNot) {
+    using extractors::k_slow_image_bytes;
+    using extractors::may_take_ocr_time;
+    const std::string jpeg = "\xFF\xD8\xFF\xE0 JFIF";
+    const std::string png = std::string("\x89PNG\r\n\x1A\n", 8) + "IHDR";
+    EXPECT_TRUE(may_take_ocr_time("%PDF-1.7\n", 500));
+    EXPECT_TRUE(may_take_ocr_time(std::string(300, ' ') + "%PDF-1.4", 500)) << "stray bytes before the header";
+    EXPECT_TRUE(may_take_ocr_time(std::string("II*\0\x08\0\0\0", 8), 100)) << "a TIFF, however small";
+    EXPECT_TRUE(may_take_ocr_time(std::string("MM\0*", 4), 100));
+    EXPECT_TRUE(may_take_ocr_time(jpeg, k_slow_image_bytes));
+    EXPECT_FALSE(may_take_ocr_time(jpeg, k_slow_image_bytes - 1)) << "a small image is read quickly";
+    EXPECT_TRUE(may_take_ocr_time(png, 1 << 20));
+    EXPECT_TRUE(may_take_ocr_time(std::string("RIFF\0\0\0\0WEBPVP8 ", 16), 1 << 20));
+    EXPECT_TRUE(may_take_ocr_time(std::string("\0\0\0\x1C"
+                                              "ftypheic",
+                                              12),
+                                  1 << 20));
+    EXPECT_FALSE(may_take_ocr_time("hello, world\n", 1 << 20)) << "text";
+    EXPECT_FALSE(may_take_ocr_time(std::string("PK\3\4", 4), 1 << 20)) << "an office document";
+    EXPECT_FALSE(may_take_ocr_time(std::string(2000, 'x') + "%PDF-1.4", 1 << 20)) << "past the first 1024 bytes";
+    EXPECT_FALSE(may_take_ocr_time("", 0));
+}

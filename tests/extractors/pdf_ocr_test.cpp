@@ -114,3 +114,50 @@ TEST(PdfText, MaxOcrPagesCapsOcr) {
     EXPECT_EQ(r.method, "ocr"); // the other page has no text of its own
     EXPECT_EQ(count(r.text, '\f'), 1U);
 }
+
+// A scan of several pages, with a text page among them, OCR'd by two and by four threads
+// gives the same text, in page order, as by one (issue 20: a long scan uses every free core).
+TEST(PdfText, PagesOcrdByThreadsGiveTheSameTextInPageOrder) {
+    PdfPages pages;
+    const auto& p = sample_paragraphs();
+    pages.add_scan(text_page("Page one. " + p[0]));
+    pages.add_page("BT /F1 18 Tf 72 700 Td (Page two has its own text layer) Tj ET");
+    pages.add_scan(text_page("Page three. " + p[1]));
+    pages.add_scan(text_page("Page four. " + p[2]));
+    pages.add_scan(text_page("Page five. " + p[0]));
+    const std::string pdf = pages.finish();
+    const TextResult one = extract_pdf_text(as_bytes(pdf), {});
+    ASSERT_FALSE(one.error) << one.error->message;
+    EXPECT_EQ(one.ocr_pages, 4);
+    EXPECT_EQ(one.method, "mixed");
+    for (int threads : {2, 4}) {
+        TextOptions options;
+        options.ocr_threads = threads;
+        const TextResult r = extract_pdf_text(as_bytes(pdf), options);
+        ASSERT_FALSE(r.error) << r.error->message;
+        EXPECT_EQ(r.text, one.text) << threads << " threads";
+        EXPECT_EQ(r.ocr_pages, one.ocr_pages);
+        EXPECT_EQ(r.method, one.method);
+        EXPECT_DOUBLE_EQ(r.ocr_confidence.value_or(-1), one.ocr_confidence.value_or(-2));
+    }
+    std::size_t at = 0;
+    for (const char* mark : {"Page one", "Page two", "Page three", "Page four", "Page five"}) {
+        const std::size_t found = one.text.find(mark, at);
+        ASSERT_NE(found, std::string::npos) << mark << " not in page order: " << one.text;
+        at = found;
+    }
+}
+
+// With threads, the deadline still ends the reading at the first page it cut short: what
+// came before is kept, nothing after it, and the step is `timeout`.
+TEST(PdfText, ThreadedOcrPastTheDeadlineEndsInTimeout) {
+    const vips::VImage page = text_page(sample_paragraphs()[1]);
+    const std::string pdf = scanned_pdf({page, page, page});
+    TextOptions options;
+    options.ocr_threads = 2;
+    options.deadline = std::chrono::steady_clock::now();
+    const TextResult r = extract_pdf_text(as_bytes(pdf), options);
+    ASSERT_TRUE(r.error);
+    EXPECT_EQ(r.error->code, core::ErrorCode::timeout);
+    EXPECT_LT(r.pages_read.value_or(3), 3);
+}

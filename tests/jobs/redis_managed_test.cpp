@@ -108,6 +108,8 @@ TEST(RedisSentinel, FindsThePrimaryAndFollowsAFailover) {
     testsupport::SentinelSet set;
     jobs::Redis r(jobs::parse_redis_url(set.url()), 1000ms);
     EXPECT_EQ(r.command({"SET", "before", "1"}).str, "OK");
+    // Replication is asynchronous: the write must reach the replica before the primary dies.
+    EXPECT_EQ(r.command({"WAIT", "1", "10000"}).integer, 1);
     ASSERT_EQ(r.command({"ROLE"}).elements.at(0).str, "master");
     std::string unknown = set.url();
     unknown.replace(unknown.find("/m/0"), 4, "/nosuch/0");

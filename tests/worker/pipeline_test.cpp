@@ -6,6 +6,7 @@
 #include "worker/pipeline/pipeline.hpp"
 
 #include <map>
+#include <set>
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -188,3 +189,42 @@ TEST(Pipeline, SizeChangedDuringTheReadIsTransient) {
 }
 
 } // namespace
+
+namespace {
+
+// `r`'s fields as a map and its clears as a set, less the clears of fields it sets.
+std::pair<std::map<std::string, std::string>, std::set<std::string>> shape(const PipelineResult& r) {
+    std::map<std::string, std::string> fields(r.fields.begin(), r.fields.end());
+    std::set<std::string> clear;
+    for (const auto& name : r.clear) {
+        if (!fields.count(name)) clear.insert(name);
+    }
+    return {fields, clear};
+}
+
+} // namespace
+
+// Issue 20: a scan's steps run apart (thumbnails committed first, then the text) join into
+// the result of both steps run together: the same fields, clears and first failure.
+TEST(Pipeline, StepsRunApartJoinToTheResultOfBothTogether) {
+    TempDir d;
+    testsupport::write_text_scan(d.path() / "scan.jpg", 6);
+    const std::string jpeg = testsupport::read_file(d.path() / "scan.jpg");
+    testsupport::write_file(d.path() / "cut.jpg", jpeg.substr(0, 4) + std::string(4000, 'x')); // both steps fail
+    for (const char* name : {"scan.jpg", "cut.jpg"}) {
+        JobSpec thumbnails_only;
+        thumbnails_only.step_text = false;
+        JobSpec text_only;
+        text_only.step_thumbnails = false;
+        const auto together = run(d.path() / name);
+        PipelineResult joined =
+            worker::join_steps(run(d.path() / name, thumbnails_only).result, run(d.path() / name, text_only).result);
+        EXPECT_EQ(shape(joined), shape(together.result)) << name;
+        EXPECT_EQ(joined.step_failed, together.result.step_failed) << name;
+        EXPECT_EQ(worker::check_step_failures(joined), "") << name;
+        EXPECT_TRUE(joined.outputs.empty()) << "the thumbnails were written with their early commit";
+    }
+    const auto cut = run(d.path() / "cut.jpg");
+    ASSERT_TRUE(cut.fields.count("extraction_error_code") && cut.fields.count("thumbnail_error_code"));
+    EXPECT_EQ(cut.fields.at("error_code"), cut.fields.at("extraction_error_code")) << "text's failure comes first";
+}

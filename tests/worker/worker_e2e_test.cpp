@@ -226,6 +226,61 @@ TEST_P(WorkerE2E, ReuseOffRecomputesIdenticalBytesAndStillIndexesThem) {
     EXPECT_EQ(fx.redis().command({"GET", "ingest:hash:" + field("second", "content_hash")}).str, "second");
 }
 
+// Issue 20: a scan's thumbnails are committed as soon as they are made, while its OCR goes on
+// (status processing, extraction pending); the final commit then has both steps, and the
+// early commit announced nothing (one processing, one done in the results stream).
+TEST_P(WorkerE2E, AScansThumbnailsAreCommittedBeforeItsOcrEnds) {
+    const std::string pdf = testsupport::scanned_text_pdf(fx.dir(), 3);
+    fx.env()["INGEST_CONCURRENCY"] = "1"; // one core's OCR: seconds after the thumbnails
+    fx.start("w1");
+    fx.put("scan.pdf", pdf);
+    fx.submit("scan", "scan.pdf");
+    std::map<std::string, std::string> seen;
+    ASSERT_TRUE(eventually(60s, [&] {
+        const jobs::Reply r = fx.redis().command(
+            {"HMGET", "ingest:file:scan", "thumbnail_status", "status", "extraction_status", "thumbnail_288_key"});
+        if (r.elements.size() != 4 || r.elements[0].str != "done") return false;
+        seen = {{"status", r.elements[1].str}, {"extraction", r.elements[2].str}, {"key", r.elements[3].str}};
+        return true;
+    }));
+    EXPECT_EQ(seen["status"], "processing") << "thumbnails only with the final commit";
+    EXPECT_EQ(seen["extraction"], "pending");
+    EXPECT_EQ(seen["key"], "thumbnails/scan/288.webp");
+    EXPECT_FALSE(fx.read_output(seen["key"]).empty()) << "the early commit names a thumbnail already written";
+    ASSERT_EQ(fx.wait_final("scan", 120s), "done");
+    EXPECT_EQ(field("scan", "extraction_status"), "done");
+    EXPECT_EQ(field("scan", "thumbnail_status"), "done");
+    EXPECT_EQ(field("scan", "ocr_pages"), "3");
+    EXPECT_NE(field("scan", "extracted_text").find("quick brown fox"), std::string::npos);
+    EXPECT_EQ(field("scan", "error_code"), "");
+    EXPECT_EQ(fx.results_count("processing")["scan"], 1);
+    EXPECT_EQ(fx.results_count("done")["scan"], 1);
+}
+
+// Issue 20: a small file submitted behind scans that wait for OCR is done first: the fast
+// lane looks past them (read ahead), while the ordinary thread works through the scans.
+TEST_P(WorkerE2E, ASmallFileBehindQueuedScansFinishesFirst) {
+    const std::string pdf = testsupport::scanned_text_pdf(fx.dir(), 2);
+    fx.env()["INGEST_CONCURRENCY"] = "1";
+    for (int i = 0; i < 4; ++i) {
+        fx.put("scan" + std::to_string(i) + ".pdf", pdf + "% copy " + std::to_string(i) + "\n");
+        fx.submit("scan" + std::to_string(i), "scan" + std::to_string(i) + ".pdf");
+    }
+    fx.put("note.txt", "a small note\n");
+    fx.submit("note", "note.txt");
+    fx.start("w1");
+    ASSERT_EQ(fx.wait_final("note", 60s), "done");
+    int scans_final = 0;
+    for (int i = 0; i < 4; ++i) {
+        const std::string st = field("scan" + std::to_string(i), "status");
+        scans_final += st == "done" || st == "failed" ? 1 : 0;
+    }
+    EXPECT_LE(scans_final, 1) << "the note waited for the scans";
+    for (int i = 0; i < 4; ++i) EXPECT_EQ(fx.wait_final("scan" + std::to_string(i), 180s), "done") << i;
+    EXPECT_EQ(field("note", "extracted_text"), "a small note\n");
+    EXPECT_TRUE(eventually(10s, [&] { return fx.pending() == 0; })) << fx.pending();
+}
+
 INSTANTIATE_TEST_SUITE_P(Stores, WorkerE2E, ::testing::Values(StoreKind::filesystem, StoreKind::s3),
                          testsupport::store_name);
 

@@ -154,6 +154,7 @@ int process(const Config& config, const ProcessFlags& flags) {
     if (!out) return k_exit_usage;
     PipelineOptions options = pipeline_options(config);
     options.pdf_threads = machine_cores(); // one file at a time: a PDF's text layer may use every core
+    options.ocr_threads = machine_cores(); // and its OCR'd pages too
     // Parsers run in a sandboxed helper process, started only when a file needs one.
     HelperSettings helper_settings = HelperSettings::from(config);
     helper_settings.preload_langs.clear();

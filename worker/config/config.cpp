@@ -176,6 +176,7 @@ void load_redis_tls(const Source& source, Config& c) {
 // How the worker runs: jobs in flight, its HTTP endpoint, OCR.
 void load_service(const Source& source, Config& c) {
     source.number("INGEST_CONCURRENCY", c.concurrency, 1, 1024, k_positive);
+    source.number("INGEST_LOOKAHEAD", c.lookahead, 0, 10000, "a non-negative integer");
     if (auto v = source.get("INGEST_HTTP_ADDR")) {
         if (*v != "off") {
             auto colon = v->rfind(':');
@@ -246,6 +247,7 @@ const std::vector<Setting>& settings() {
         {"INGEST_STORAGE_ROOT", "storage-root", "a folder or s3://BUCKET[/PREFIX] (default ./data/files)", "ROOT",
          k_scope_storage | k_scope_worker},
         {"INGEST_CONCURRENCY", "concurrency", "jobs in flight (default: number of cores)", "N", k_scope_worker},
+        {"INGEST_LOOKAHEAD", "lookahead", "events read ahead for the fast lane (default 32)", "N", k_scope_worker},
         {"INGEST_HTTP_ADDR", "http-addr", "health/metrics address or off (default 127.0.0.1:9464)", "HOST:PORT",
          k_scope_worker},
         {"INGEST_HTTP_TOKEN", "http-token", "bearer token for the dashboard, /v1 and actions (default unset)", "TOKEN",

@@ -11,7 +11,9 @@
 #include "worker/daemon/storage_watch.hpp"
 #include "worker/helper/pool.hpp"
 #include "worker/http/metrics.hpp"
+#include "worker/pipeline/pipeline.hpp"
 
+#include <algorithm>
 #include <functional>
 #include <iostream>
 #include <thread>
@@ -29,22 +31,48 @@ struct Daemon {
     Metrics& metrics;
     Slots& slots;
     std::atomic<bool>& stopping;
-    // Holds the dispatcher back until every job thread can take a job: an entry claimed
-    // before then would sit unstarted, and a worker that keeps dying at start-up would raise
-    // its delivery count without ever reaching the dead-letter check.
+    // Holds the dispatcher back until a job thread can take a job: a worker that keeps dying
+    // at start-up would raise its entries' delivery counts without ever reaching the
+    // dead-letter check. The fast lane is ready first (its helper does not warm up, and the
+    // others wait for it: wait_for_fast_lane), so that a small file queued before the worker
+    // started is done within a second of it.
     std::atomic<int> threads_ready{0};
 };
 
-// One job thread: its own helper process and its own Redis connection (in its JobRunner).
-void run_job_thread(Daemon& daemon, HelperPool& helpers) {
+// Threads a job starting now may use for OCR'ing a long scan's pages: its share of the cores,
+// and the shares of the slots idle at its start (a busy worker gives each job its own share).
+int ocr_threads_now(const Config& config, Slots& slots) {
+    const int per_slot = std::max(1, machine_cores() / std::max(1, config.concurrency));
+    return per_slot * (1 + slots.idle(config.concurrency));
+}
+
+// An ordinary job thread starts its helper (and warms it up, most of a second of CPU) once the
+// fast lane is ready and has worked off the small files queued at start-up, or after a second.
+void wait_for_fast_lane(Daemon& daemon) {
+    const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+    while (!daemon.stopping &&
+           (daemon.threads_ready == 0 || (!daemon.slots.fast_lane_clear() && std::chrono::steady_clock::now() < end))) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+}
+
+// One job thread: its own helper process and its own Redis connection (in its JobRunner);
+// the fast lane's takes only entries marked for it (worker/daemon/lanes.hpp).
+void run_job_thread(Daemon& daemon, HelperPool& helpers, bool fast_lane) {
+    if (!fast_lane) wait_for_fast_lane(daemon);
     std::shared_ptr<Helper> helper = helpers.make();
-    JobRunner runner(
-        daemon.config, daemon.queue, daemon.storage, daemon.metrics, daemon.stopping,
-        [helper](int fd, std::uint64_t size, const std::string& hash, const JobSpec& spec,
-                 const PipelineOptions& options) { return helper->analyse(fd, size, hash, spec, options); });
-    helper->warm_up();
+    JobRunner runner(daemon.config, daemon.queue, daemon.storage, daemon.metrics, daemon.stopping,
+                     [helper, &daemon](int fd, std::uint64_t size, const std::string& hash, const JobSpec& spec,
+                                       const PipelineOptions& options) {
+                         PipelineOptions o = options;
+                         o.ocr_threads = ocr_threads_now(daemon.config, daemon.slots);
+                         return helper->analyse(fd, size, hash, spec, o);
+                     });
+    // The fast lane's helper loads what its first small file needs when it comes (a fraction
+    // of a second) instead of warming every parser before it may take one.
+    if (!fast_lane) helper->warm_up();
     ++daemon.threads_ready;
-    while (auto d = daemon.slots.pop()) {
+    while (auto d = fast_lane ? daemon.slots.pop_fast() : daemon.slots.pop()) {
         ++daemon.metrics.in_flight;
         runner.run(*d, [&slots = daemon.slots, id = d->entry_id] { return slots.lost(id); });
         --daemon.metrics.in_flight;
@@ -57,7 +85,8 @@ void run_job_thread(Daemon& daemon, HelperPool& helpers) {
 void hand_back(Daemon& daemon) {
     try {
         jobs::Redis redis(redis_address(daemon.config), std::chrono::milliseconds(2000));
-        const std::vector<std::string> ids = daemon.slots.owned();
+        std::vector<std::string> ids = daemon.slots.owned();
+        for (auto& id : daemon.slots.dropped()) ids.push_back(std::move(id)); // read ahead, never started
         const std::vector<std::string> lost = daemon.queue.release(redis, ids);
         log::info("entries handed back", {{"released", std::to_string(ids.size() - lost.size())}});
     } catch (const std::exception& e) {
@@ -81,6 +110,7 @@ int finish(Daemon& daemon, std::atomic<bool>& lease_stop, std::thread& dispatche
         ::_exit(0);
     }
     for (auto& t : job_threads) t.join();
+    if (!daemon.slots.dropped().empty()) hand_back(daemon); // entries read ahead, for others at once
     log::info("worker stopped");
     spdlog::default_logger()->flush();
     return 0;
@@ -120,7 +150,7 @@ int run_daemon(const Config& config) {
     const jobs::Queue queue(queue_names(config));
     Metrics metrics;
     std::atomic<bool> stopping{false};
-    Slots slots(config.concurrency);
+    Slots slots(config.concurrency + 1 + config.lookahead); // the ordinary threads, the fast lane, read-ahead
     Daemon daemon{config, *store, queue, metrics, slots, stopping};
 
     pipeline_version(config.ocr_langs);
@@ -137,10 +167,12 @@ int run_daemon(const Config& config) {
     HelperPool helpers(helper_settings);
 
     std::vector<std::thread> job_threads;
-    for (int i = 0; i < config.concurrency; ++i) {
-        job_threads.emplace_back([&] { run_job_thread(daemon, helpers); });
+    for (int i = 0; i <= config.concurrency; ++i) {
+        job_threads.emplace_back(
+            [&, fast_lane = i == config.concurrency] { run_job_thread(daemon, helpers, fast_lane); });
     }
-    std::thread dispatcher([&] { run_dispatcher(config, queue, slots, metrics, stopping, daemon.threads_ready); });
+    std::thread dispatcher(
+        [&] { run_dispatcher(config, queue, *store, slots, metrics, stopping, daemon.threads_ready); });
     std::atomic<bool> lease_stop{false};
     std::thread lease([&] { run_lease_keeper(config, queue, slots, metrics, lease_stop); });
     std::atomic<bool> watch_stop{false};

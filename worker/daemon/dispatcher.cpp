@@ -2,6 +2,7 @@
 
 #include "core/backoff.hpp"
 #include "worker/config/log.hpp"
+#include "worker/daemon/lanes.hpp"
 #include "worker/daemon/pacing.hpp"
 #include "worker/http/metrics.hpp"
 
@@ -13,19 +14,23 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
 
+// Entries read at a time beyond what the threads can start, looking for the fast lane's work.
+constexpr int k_lookahead_step = 4;
+
 // The longest a read blocks in XREADGROUP; the socket timeout is longer still.
 constexpr milliseconds k_block{1000};
 
 class Dispatcher {
 public:
-    Dispatcher(const Config& config, const jobs::Queue& queue, Slots& slots, Metrics& metrics,
+    Dispatcher(const Config& config, const jobs::Queue& queue, const Store& store, Slots& slots, Metrics& metrics,
                const std::atomic<bool>& stopping)
-        : m_config(config), m_queue(queue), m_slots(slots), m_metrics(metrics), m_stopping(stopping),
+        : m_config(config), m_queue(queue), m_store(store), m_slots(slots), m_metrics(metrics), m_stopping(stopping),
           m_redis(redis_address(config), k_block + milliseconds(5000)), m_claim_idle(config.claim_idle_ms) {}
 
     void run() {
         while (!m_stopping) {
-            if (!m_slots.wait_free(Clock::now() + milliseconds(200))) continue;
+            if (!m_slots.wait_wanted(Clock::now() + milliseconds(200), m_config.concurrency, k_lookahead_step))
+                continue;
             try {
                 dispatch_once();
             } catch (const jobs::RedisIoError& e) {
@@ -60,16 +65,23 @@ private:
             m_group_ready = true;
             log::info("consumer group ready", {{"stream", m_config.stream}, {"group", m_config.group}});
         }
-        int free = m_slots.free();
+        // What the threads can start now; while the fast lane is idle, a few more, to find a
+        // file it may take behind long ones (at most INGEST_LOOKAHEAD held unstarted).
+        const int free = m_slots.wanted(m_config.concurrency, k_lookahead_step);
         if (free <= 0) return;
         std::vector<jobs::Delivery> got;
-        if (Clock::now() >= m_next_reclaim) got = reclaim(free);
+        // Reclaimed entries are run, not held ahead (queued first, no more than there are
+        // threads): a delivery that waits here unstarted and is lost with this worker would
+        // count against INGEST_MAX_DELIVERIES for nothing.
+        const int reclaimable = std::min(free, m_config.concurrency + 1 - m_slots.queued_redeliveries());
+        if (Clock::now() >= m_next_reclaim && reclaimable > 0) got = reclaim(reclaimable);
         if (got.empty()) got = read(free);
         m_metrics.redis_up = true;
         m_backoff.reset();
         for (auto& d : got) {
             const std::string id = d.entry_id;
-            if (!m_slots.push(std::move(d))) {
+            const bool fast = fast_lane_entry(m_store, m_config, d);
+            if (!m_slots.push(std::move(d), fast)) {
                 log::debug("entry not queued (in flight here already, or draining)", {{"event_id", id}});
             }
         }
@@ -103,6 +115,7 @@ private:
 
     const Config& m_config;
     const jobs::Queue& m_queue;
+    const Store& m_store;
     Slots& m_slots;
     Metrics& m_metrics;
     const std::atomic<bool>& m_stopping;
@@ -116,10 +129,10 @@ private:
 
 } // namespace
 
-void run_dispatcher(const Config& config, const jobs::Queue& queue, Slots& slots, Metrics& metrics,
+void run_dispatcher(const Config& config, const jobs::Queue& queue, const Store& store, Slots& slots, Metrics& metrics,
                     const std::atomic<bool>& stopping, const std::atomic<int>& threads_ready) {
-    Dispatcher dispatcher(config, queue, slots, metrics, stopping);
-    while (!stopping && threads_ready < config.concurrency) sleep_unless(stopping, milliseconds(20));
+    Dispatcher dispatcher(config, queue, store, slots, metrics, stopping);
+    while (!stopping && threads_ready < 1) sleep_unless(stopping, milliseconds(5));
     dispatcher.run();
 }
 

@@ -3,6 +3,7 @@
 #include "jobs/queue.hpp"
 #include "worker/config/config.hpp"
 #include "worker/daemon/slots.hpp"
+#include "worker/storage/store.hpp"
 
 #include <atomic>
 
@@ -10,12 +11,13 @@ namespace worker {
 
 struct Metrics;
 
-/// Feeds the job threads: reclaims entries idle longer than INGEST_CLAIM_IDLE_MS and reads
-/// new ones, never more than there are free slots, until `stopping`. Starts reading only
-/// once `threads_ready` reaches `config.concurrency` (an entry claimed before a job thread
-/// can take it would sit unstarted). Redis failures are logged, counted and retried with
-/// backoff. Runs on the calling thread (it owns its own Redis connection); never throws.
-void run_dispatcher(const Config& config, const jobs::Queue& queue, Slots& slots, Metrics& metrics,
+/// Feeds the job threads: reclaims entries idle longer than INGEST_CLAIM_IDLE_MS (no more than
+/// there are job threads) and reads new ones, never more than there are free slots (threads
+/// and INGEST_LOOKAHEAD), marking those the fast lane may take (a look at each file's first
+/// bytes in `store`), until `stopping`. Starts reading only
+/// once a job thread is ready (`threads_ready`: the fast lane's, warmed up first). Redis failures are logged, counted
+/// and retried with backoff. Runs on the calling thread (it owns its own Redis connection); never throws.
+void run_dispatcher(const Config& config, const jobs::Queue& queue, const Store& store, Slots& slots, Metrics& metrics,
                     const std::atomic<bool>& stopping, const std::atomic<int>& threads_ready);
 
 } // namespace worker

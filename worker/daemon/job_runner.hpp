@@ -49,6 +49,8 @@ private:
     bool with_storage_retry(Job& job, const std::function<bool()>& attempt);
     void hand_back(const Job& job, const std::string& why);
     bool process_input(Job& job, const JobSpec& spec, const PipelineOptions& options);
+    bool analyse_input(Job& job, int fd, const std::string& hash, const JobSpec& spec, const PipelineOptions& options);
+    bool commit_thumbnails_early(Job& job, PipelineResult& thumbnails);
     bool reuse(Job& job, const std::string& hash, const JobSpec& spec);
     Fields final_fields(Job& job) const;
     std::string index_hash(const Job& job) const;

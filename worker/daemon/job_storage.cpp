@@ -77,7 +77,7 @@ bool JobRunner::process_input(Job& job, const JobSpec& spec, const PipelineOptio
         m_metrics.stage("hash", seconds_since(t0));
         if (m_config.reuse && in.size >= k_dedup_min_bytes && reuse(job, hash, spec)) return true;
         auto t1 = Clock::now();
-        job.result = m_analyse(in.fd.get(), in.size, hash, spec, options);
+        if (!analyse_input(job, in.fd.get(), hash, spec, options)) return false;
         m_metrics.stage("analyse", seconds_since(t1));
         if (size_changed(in)) {
             throw core::FileError(core::ErrorCode::storage_error, "The stored file changed while it was read.", true);

@@ -1,5 +1,7 @@
 #include "worker/pipeline/result.hpp"
 
+#include <algorithm>
+
 namespace worker {
 namespace {
 
@@ -65,6 +67,32 @@ PipelineResult file_failure(core::ErrorCode code, const std::string& message) {
         r.clear.emplace_back(k);
     }
     return r;
+}
+
+PipelineResult join_steps(PipelineResult thumbnails, PipelineResult text) {
+    if (text.file_error_code) return text;
+    PipelineResult out = std::move(text);
+    const auto file_error_field = [](const std::string& name) { return name == "error_code" || name == "error"; };
+    std::erase_if(out.fields, [&](const auto& kv) { return file_error_field(kv.first); });
+    std::erase_if(out.clear, file_error_field);
+    for (auto& kv : thumbnails.fields) {
+        if (!file_error_field(kv.first) && find_field(out, kv.first) == nullptr) out.fields.push_back(std::move(kv));
+    }
+    for (auto& name : thumbnails.clear) {
+        if (!file_error_field(name) && std::find(out.clear.begin(), out.clear.end(), name) == out.clear.end()) {
+            out.clear.push_back(std::move(name));
+        }
+    }
+    out.thumbnail_error = std::move(thumbnails.thumbnail_error);
+    out.step_failed = out.step_failed || thumbnails.step_failed;
+    const std::optional<core::Failure>& first = out.text_error ? out.text_error : out.thumbnail_error;
+    if (first) {
+        out.fields.emplace_back("error_code", std::string(core::to_string(first->code)));
+        out.fields.emplace_back("error", first->message);
+    } else {
+        out.clear.insert(out.clear.end(), {"error_code", "error"});
+    }
+    return out;
 }
 
 } // namespace worker

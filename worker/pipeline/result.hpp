@@ -66,6 +66,12 @@ void fail_step(PipelineResult& r, Step step, const core::Failure& failure);
 /// fields and no typed failure otherwise), else the first disagreement.
 std::string check_step_failures(const PipelineResult& r);
 
+/// One result of a file whose steps ran apart (thumbnails first, then text): the text run's
+/// result with the thumbnail run's fields and clears added (its outputs are not: they were
+/// written when it was committed early), and the file's first failure taken again in the order
+/// the steps run together (text first). A whole-file failure of the text run is the result.
+PipelineResult join_steps(PipelineResult thumbnails, PipelineResult text);
+
 /// Builds the fields of a whole-file failure (no step failure: the steps' fields are cleared).
 PipelineResult file_failure(core::ErrorCode code, const std::string& message);
 

@@ -6,6 +6,7 @@
 #include "worker/storage/spool.hpp"
 #include "worker/storage/spool_hasher.hpp"
 
+#include <algorithm>
 #include <thread>
 
 #include <openssl/evp.h>
@@ -202,6 +203,26 @@ Store::Input S3Store::open_input(const std::string& key, std::uint64_t max_bytes
     }
     throw core::FileError(core::ErrorCode::storage_error,
                           "The object " + describe(key) + " kept changing while it was read.", true);
+}
+
+// HEAD, then a GET of the first bytes only (one attempt: a hint may fail, the job then reads);
+// a server that ignores the range is cut off once they have arrived.
+Store::Peek S3Store::peek(const std::string& key, std::size_t bytes) const {
+    const Head h = head(key, UINT64_MAX);
+    Peek p{h.size, {}};
+    const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(bytes, h.size));
+    if (want == 0) return p;
+    S3Request req;
+    req.url = location().object_url(key);
+    req.headers.push_back("Range: bytes=0-" + std::to_string(want - 1));
+    req.sink = [&](const S3Response&, long, const char* data, std::size_t size) {
+        p.head.append(data, std::min(size, want - p.head.size()));
+        return p.head.size() < want;
+    };
+    const S3Response r = m_client.perform(req);
+    if (p.head.size() == want) return p;
+    if (r.status < 200 || r.status >= 300) fail(r, key, "read");
+    return p;
 }
 
 void S3Store::put(const std::string& key, S3Request req) const {

@@ -20,6 +20,7 @@ public:
     void check_bucket() const;
 
     Input open_input(const std::string& key, std::uint64_t max_bytes) const override;
+    Peek peek(const std::string& key, std::size_t bytes) const override;
     void write(const std::string& key, std::string_view bytes) const override;
     void write_from(const std::string& key, int fd) const override;
     void copy(const std::string& from, const std::string& to) const override;

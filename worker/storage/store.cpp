@@ -3,7 +3,9 @@
 #include "worker/storage/filesystem_store.hpp"
 #include "worker/storage/s3_store.hpp"
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdint>
 
 #include <unistd.h>
 
@@ -22,6 +24,14 @@ std::string Store::read_all(const std::string& key, std::uint64_t max_bytes) con
         done += static_cast<std::size_t>(n);
     }
     return data;
+}
+
+Store::Peek Store::peek(const std::string& key, std::size_t bytes) const {
+    Input in = open_input(key, UINT64_MAX);
+    Peek p{in.size, std::string(std::min<std::uint64_t>(bytes, in.size), '\0')};
+    const ssize_t n = ::pread(in.fd.get(), p.head.data(), p.head.size(), 0);
+    p.head.resize(n > 0 ? static_cast<std::size_t>(n) : 0);
+    return p;
 }
 
 void Store::remove_many(const std::vector<std::string>& keys) const {

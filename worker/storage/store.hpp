@@ -76,6 +76,16 @@ public:
     /// Where `key` is, for messages and logs ("/data/files/ab/f1.blob", "s3://bucket/ab/f1.blob").
     virtual std::string describe(const std::string& key) const = 0;
 
+    /// A file's size and first bytes, for scheduling (which lane a job goes to).
+    struct Peek {
+        std::uint64_t size = 0;
+        std::string head; // at most the bytes asked for
+    };
+
+    /// The size and first `bytes` bytes of `key`, read without fetching the rest (the object
+    /// store asks for a range). Throws core::FileError as open_input does.
+    virtual Peek peek(const std::string& key, std::size_t bytes) const;
+
     /// Reads a whole (small) object: open_input, then every byte.
     std::string read_all(const std::string& key, std::uint64_t max_bytes) const;
 };
