@@ -95,6 +95,24 @@ TEST_F(S3Store, TooLargeFromHeadAndMissingObject) {
     EXPECT_EQ(code_of([&] { m_store->open_input("up/none.bin", 1 << 20); }), core::ErrorCode::storage_missing);
 }
 
+// The lanes' look at a file (issue 20): its size and first bytes in one ranged GET.
+TEST_F(S3Store, PeekGivesTheSizeAndTheFirstBytesOnly) {
+    const std::string big = random_bytes(5000, 3);
+    m_server->put("in/up/big.bin", big);
+    m_server->put("in/up/small.bin", "%PDF-1.7\n");
+    m_server->put("in/up/empty.bin", "");
+    const worker::Store::Peek b = m_store->peek("up/big.bin", 1024);
+    EXPECT_EQ(b.size, 5000u);
+    EXPECT_EQ(b.head, big.substr(0, 1024));
+    const worker::Store::Peek s = m_store->peek("up/small.bin", 1024);
+    EXPECT_EQ(s.size, 9u);
+    EXPECT_EQ(s.head, "%PDF-1.7\n");
+    const worker::Store::Peek e = m_store->peek("up/empty.bin", 1024);
+    EXPECT_EQ(e.size, 0u);
+    EXPECT_EQ(e.head, "");
+    EXPECT_EQ(code_of([&] { m_store->peek("up/none.bin", 1024); }), core::ErrorCode::storage_missing);
+}
+
 TEST_F(S3Store, UnknownAccessKeyIsARefusalNamingBucketAndKeyNotTheSecret) {
     m_server->put("in/up/a.bin", "abc");
     ::setenv("AWS_SECRET_ACCESS_KEY", "TOPSECRETVALUE", 1);

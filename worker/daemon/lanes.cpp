@@ -10,10 +10,10 @@ bool fast_lane_entry(const Store& store, const Config& config, const jobs::Deliv
         const jobs::ParsedEntry parsed = jobs::parse_event(delivery.entry_id, delivery.fields);
         if (parsed.verdict != jobs::ParsedEntry::Verdict::ok || parsed.event.is_delete) return true;
         const jobs::Event& ev = parsed.event;
-        const Store::Peek peek = store.peek(ev.storage_key, extractors::k_ocr_time_head);
+        const bool ocr_asked = ev.step_text && config.ocr_mode != "off";
+        const Store::Peek peek = store.peek(ev.storage_key, ocr_asked ? extractors::k_ocr_time_head : 0);
         if (peek.size > k_fast_lane_max_bytes) return false;
-        if (!ev.step_text || config.ocr_mode == "off") return true;
-        return !extractors::may_take_ocr_time(peek.head, peek.size);
+        return !ocr_asked || !extractors::may_take_ocr_time(peek.head, peek.size);
     } catch (const core::FileError& e) {
         return !e.transient(); // missing, refused, not a regular file: the job fails at once
     } catch (const std::exception&) {

@@ -205,23 +205,25 @@ Store::Input S3Store::open_input(const std::string& key, std::uint64_t max_bytes
                           "The object " + describe(key) + " kept changing while it was read.", true);
 }
 
-// HEAD, then a GET of the first bytes only (one attempt: a hint may fail, the job then reads);
-// a server that ignores the range is cut off once they have arrived.
+// One HEAD, then (for a non-empty object, when bytes are asked for) one GET of the first bytes;
+// single attempts, no retries: a hint that fails sends the job the ordinary way.
 Store::Peek S3Store::peek(const std::string& key, std::size_t bytes) const {
-    const Head h = head(key, UINT64_MAX);
-    Peek p{h.size, {}};
-    const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(bytes, h.size));
-    if (want == 0) return p;
     S3Request req;
+    req.method = "HEAD";
     req.url = location().object_url(key);
+    const S3Response h = m_client.perform(req);
+    if (h.status < 200 || h.status >= 300) fail(h, key, "read");
+    Peek p{h.content_length, {}};
+    const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(bytes, p.size));
+    if (want == 0) return p;
+    req.method = "GET";
     req.headers.push_back("Range: bytes=0-" + std::to_string(want - 1));
     req.sink = [&](const S3Response&, long, const char* data, std::size_t size) {
         p.head.append(data, std::min(size, want - p.head.size()));
-        return p.head.size() < want;
+        return p.head.size() < want; // a server that ignores the range is cut off here
     };
     const S3Response r = m_client.perform(req);
-    if (p.head.size() == want) return p;
-    if (r.status < 200 || r.status >= 300) fail(r, key, "read");
+    if (p.head.size() < want && (r.status < 200 || r.status >= 300)) fail(r, key, "read");
     return p;
 }
 

@@ -82,8 +82,8 @@ public:
         std::string head; // at most the bytes asked for
     };
 
-    /// The size and first `bytes` bytes of `key`, read without fetching the rest (the object
-    /// store asks for a range). Throws core::FileError as open_input does.
+    /// The size and first `bytes` bytes (0: the size alone) of `key`, read without fetching the
+    /// rest (the object store asks HEAD, then a range). Throws core::FileError as open_input does.
     virtual Peek peek(const std::string& key, std::size_t bytes) const;
 
     /// Reads a whole (small) object: open_input, then every byte.
