@@ -47,7 +47,8 @@ int ocr_threads_now(const Config& config, Slots& slots) {
 }
 
 // An ordinary job thread starts its helper (and warms it up, most of a second of CPU) once the
-// fast lane is ready and has worked off the small files queued at start-up, or after a second.
+// fast lane is ready and the first read found no small file for it, or the fast lane has worked
+// off those it found; after a second in any case.
 void wait_for_fast_lane(Daemon& daemon) {
     const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(1);
     while (!daemon.stopping &&
@@ -71,7 +72,7 @@ void run_job_thread(Daemon& daemon, HelperPool& helpers, bool fast_lane) {
     // The fast lane's helper loads what its first small file needs when it comes (a fraction
     // of a second) instead of warming every parser before it may take one.
     if (!fast_lane) helper->warm_up();
-    ++daemon.threads_ready;
+    if (++daemon.threads_ready == daemon.config.concurrency + 1) daemon.metrics.threads_warm = true;
     while (auto d = fast_lane ? daemon.slots.pop_fast() : daemon.slots.pop()) {
         ++daemon.metrics.in_flight;
         runner.run(*d, [&slots = daemon.slots, id = d->entry_id] { return slots.lost(id); });

@@ -85,6 +85,10 @@ private:
                 log::debug("entry not queued (in flight here already, or draining)", {{"event_id", id}});
             }
         }
+        if (!m_first_read_done) {
+            m_first_read_done = true;
+            m_slots.mark_first_read();
+        }
     }
 
     std::vector<jobs::Delivery> reclaim(int free) {
@@ -103,7 +107,8 @@ private:
     // Blocks no longer than until the next reclaim is due.
     std::vector<jobs::Delivery> read(int free) {
         auto until_reclaim = std::chrono::duration_cast<milliseconds>(m_next_reclaim - Clock::now());
-        auto wait = std::clamp(until_reclaim, milliseconds(1), k_block);
+        // The first read does not wait: the job threads' start-up waits for what it finds.
+        auto wait = m_first_read_done ? std::clamp(until_reclaim, milliseconds(1), k_block) : milliseconds(1);
         bool recreated = false;
         std::vector<jobs::Delivery> got = m_queue.read(m_redis, free, wait, &recreated);
         if (recreated) {
@@ -125,6 +130,7 @@ private:
     Clock::time_point m_next_reclaim = Clock::now();
     std::string m_reclaim_cursor = "0-0";
     bool m_group_ready = false;
+    bool m_first_read_done = false;
 };
 
 } // namespace

@@ -44,7 +44,6 @@ bool Slots::push(jobs::Delivery d, bool fast) {
                                                         [](const Waiting& w) { return w.delivery.deliveries <= 1; })
                                          : m_queue.end();
         m_queue.insert(at, {std::move(d), fast});
-        m_pushed = true;
     }
     m_cv.notify_all();
     return true;
@@ -112,8 +111,16 @@ int Slots::queued_redeliveries() {
 
 bool Slots::fast_lane_clear() {
     std::lock_guard lock(m_mu);
-    return m_pushed && m_running_fast_ids.empty() &&
+    return m_first_read && m_running_fast_ids.empty() &&
            std::none_of(m_queue.begin(), m_queue.end(), [](const Waiting& w) { return w.fast; });
+}
+
+void Slots::mark_first_read() {
+    {
+        std::lock_guard lock(m_mu);
+        m_first_read = true;
+    }
+    m_cv.notify_all();
 }
 
 std::vector<std::string> Slots::dropped() {

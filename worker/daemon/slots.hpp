@@ -55,9 +55,13 @@ public:
     /// Redeliveries queued, not yet started.
     int queued_redeliveries();
 
-    /// True once an entry was queued and none marked fast is queued or running: the fast lane
-    /// has nothing to do (the ordinary threads' start-up then no longer competes with it).
+    /// True once the first read was queued (mark_first_read) and no entry marked fast is
+    /// queued or running: the fast lane has nothing to do, and the ordinary threads' start-up
+    /// no longer competes with it.
     bool fast_lane_clear();
+
+    /// The dispatcher's first read is in (whatever it found).
+    void mark_first_read();
 
     /// The job of `entry_id` (taken with pop) has ended.
     void done(const std::string& entry_id);
@@ -96,7 +100,7 @@ private:
     std::deque<Waiting> m_queue;
     std::vector<std::string> m_dropped;
     std::set<std::string> m_running_fast_ids; // taken by the fast lane
-    bool m_pushed = false;                    // an entry was ever queued
+    bool m_first_read = false;                // mark_first_read was called
     std::set<std::string> m_owned;
     std::set<std::string> m_lost;
     int m_capacity;

@@ -9,7 +9,7 @@ ServerContext::ServerContext(const Config& c, Metrics& m, const std::atomic<bool
     : config(c), metrics(m), draining(d), names(queue_names(c)), store(open_store(c.storage_root, false)), reader(r) {}
 
 bool ServerContext::ready() const {
-    return !draining && metrics.redis_up && metrics.storage_up;
+    return !draining && metrics.redis_up && metrics.storage_up && metrics.threads_warm;
 }
 
 void ServerContext::refresh_queue_gauges(jobs::Redis& redis) {

@@ -28,6 +28,7 @@ struct Metrics {
     std::atomic<long long> files_failed{0}; // of those, failed or partial
     std::atomic<bool> redis_up{false};
     std::atomic<bool> storage_up{true};
+    std::atomic<bool> threads_warm{false}; // every job thread's helper started (readiness waits for it)
     std::atomic<bool> draining{false};
 
     /// Counts one finished job by outcome (done, partial: done with a failed step, failed,
