@@ -77,7 +77,9 @@ TEST(HttpLimits, IdleConnectionsPastTheDescriptorLimit) {
               << std::chrono::duration_cast<std::chrono::milliseconds>(slowest).count() << " ms, "
               << open_descriptors(pid) << " descriptors open\n";
     EXPECT_LT(cpu, 0.10);
-    EXPECT_LT(slowest, 50ms);
+    // A probe starved by the idle connections waits seconds; on a 2-core machine running the
+    // test suite beside it, an answered one takes up to ~100 ms.
+    EXPECT_LT(slowest, 250ms);
     for (const int fd : idle) ::close(fd);
 }
 
