@@ -262,6 +262,7 @@ TEST_P(WorkerE2E, AScansThumbnailsAreCommittedBeforeItsOcrEnds) {
 TEST_P(WorkerE2E, ASmallFileBehindQueuedScansFinishesFirst) {
     const std::string pdf = testsupport::scanned_text_pdf(fx.dir(), 2);
     fx.env()["INGEST_CONCURRENCY"] = "1";
+    fx.env()["INGEST_LOOKAHEAD"] = "8"; // read ahead past the scans
     for (int i = 0; i < 4; ++i) {
         fx.put("scan" + std::to_string(i) + ".pdf", pdf + "% copy " + std::to_string(i) + "\n");
         fx.submit("scan" + std::to_string(i), "scan" + std::to_string(i) + ".pdf");

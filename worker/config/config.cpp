@@ -247,7 +247,7 @@ const std::vector<Setting>& settings() {
         {"INGEST_STORAGE_ROOT", "storage-root", "a folder or s3://BUCKET[/PREFIX] (default ./data/files)", "ROOT",
          k_scope_storage | k_scope_worker},
         {"INGEST_CONCURRENCY", "concurrency", "jobs in flight (default: number of cores)", "N", k_scope_worker},
-        {"INGEST_LOOKAHEAD", "lookahead", "events read ahead for the fast lane (default 32)", "N", k_scope_worker},
+        {"INGEST_LOOKAHEAD", "lookahead", "events read ahead for the fast lane (default 0)", "N", k_scope_worker},
         {"INGEST_HTTP_ADDR", "http-addr", "health/metrics address or off (default 127.0.0.1:9464)", "HOST:PORT",
          k_scope_worker},
         {"INGEST_HTTP_TOKEN", "http-token", "bearer token for the dashboard, /v1 and actions (default unset)", "TOKEN",

@@ -46,6 +46,15 @@ int ocr_threads_now(const Config& config, Slots& slots) {
     return per_slot * (1 + slots.idle(config.concurrency));
 }
 
+// The lanes (a fast lane's thread, read-ahead) run with INGEST_LOOKAHEAD above 0.
+bool lanes_on(const Config& config) {
+    return config.lookahead > 0;
+}
+
+int thread_count(const Config& config) {
+    return config.concurrency + (lanes_on(config) ? 1 : 0);
+}
+
 // An ordinary job thread starts its helper (and warms it up, most of a second of CPU) once the
 // fast lane is ready and the first read found no small file for it, or the fast lane has worked
 // off those it found; after a second in any case.
@@ -60,7 +69,7 @@ void wait_for_fast_lane(Daemon& daemon) {
 // One job thread: its own helper process and its own Redis connection (in its JobRunner);
 // the fast lane's takes only entries marked for it (worker/daemon/lanes.hpp).
 void run_job_thread(Daemon& daemon, HelperPool& helpers, bool fast_lane) {
-    if (!fast_lane) wait_for_fast_lane(daemon);
+    if (!fast_lane && lanes_on(daemon.config)) wait_for_fast_lane(daemon);
     std::shared_ptr<Helper> helper = helpers.make();
     JobRunner runner(daemon.config, daemon.queue, daemon.storage, daemon.metrics, daemon.stopping,
                      [helper, &daemon](int fd, std::uint64_t size, const std::string& hash, const JobSpec& spec,
@@ -72,7 +81,7 @@ void run_job_thread(Daemon& daemon, HelperPool& helpers, bool fast_lane) {
     // The fast lane's helper loads what its first small file needs when it comes (a fraction
     // of a second) instead of warming every parser before it may take one.
     if (!fast_lane) helper->warm_up();
-    if (++daemon.threads_ready == daemon.config.concurrency + 1) daemon.metrics.threads_warm = true;
+    if (++daemon.threads_ready == thread_count(daemon.config)) daemon.metrics.threads_warm = true;
     while (auto d = fast_lane ? daemon.slots.pop_fast() : daemon.slots.pop()) {
         ++daemon.metrics.in_flight;
         runner.run(*d, [&slots = daemon.slots, id = d->entry_id] { return slots.lost(id); });
@@ -151,7 +160,7 @@ int run_daemon(const Config& config) {
     const jobs::Queue queue(queue_names(config));
     Metrics metrics;
     std::atomic<bool> stopping{false};
-    Slots slots(config.concurrency + 1 + config.lookahead); // the ordinary threads, the fast lane, read-ahead
+    Slots slots(thread_count(config) + config.lookahead); // the ordinary threads, the fast lane, read-ahead
     Daemon daemon{config, *store, queue, metrics, slots, stopping};
 
     pipeline_version(config.ocr_langs);
@@ -168,7 +177,7 @@ int run_daemon(const Config& config) {
     HelperPool helpers(helper_settings);
 
     std::vector<std::thread> job_threads;
-    for (int i = 0; i <= config.concurrency; ++i) {
+    for (int i = 0; i < thread_count(config); ++i) {
         job_threads.emplace_back(
             [&, fast_lane = i == config.concurrency] { run_job_thread(daemon, helpers, fast_lane); });
     }

@@ -29,8 +29,7 @@ public:
 
     void run() {
         while (!m_stopping) {
-            if (!m_slots.wait_wanted(Clock::now() + milliseconds(200), m_config.concurrency, k_lookahead_step))
-                continue;
+            if (!m_slots.wait_wanted(Clock::now() + milliseconds(200), m_config.concurrency, step())) continue;
             try {
                 dispatch_once();
             } catch (const jobs::RedisIoError& e) {
@@ -52,6 +51,9 @@ public:
     }
 
 private:
+    // How far past the threads to read while the fast lane is idle (no lanes: not at all).
+    int step() const { return m_config.lookahead > 0 ? k_lookahead_step : 0; }
+
     void back_off(const char* message, const std::string& error) {
         ++m_metrics.redis_errors;
         auto wait = m_backoff.next();
@@ -67,7 +69,7 @@ private:
         }
         // What the threads can start now; while the fast lane is idle, a few more, to find a
         // file it may take behind long ones (at most INGEST_LOOKAHEAD held unstarted).
-        const int free = m_slots.wanted(m_config.concurrency, k_lookahead_step);
+        const int free = m_slots.wanted(m_config.concurrency, step());
         if (free <= 0) return;
         std::vector<jobs::Delivery> got;
         // Reclaimed entries are run, not held ahead (queued first, no more than there are
@@ -80,7 +82,7 @@ private:
         m_backoff.reset();
         for (auto& d : got) {
             const std::string id = d.entry_id;
-            const bool fast = fast_lane_entry(m_store, m_config, d);
+            const bool fast = m_config.lookahead > 0 && fast_lane_entry(m_store, m_config, d);
             if (!m_slots.push(std::move(d), fast)) {
                 log::debug("entry not queued (in flight here already, or draining)", {{"event_id", id}});
             }
@@ -138,7 +140,9 @@ private:
 void run_dispatcher(const Config& config, const jobs::Queue& queue, const Store& store, Slots& slots, Metrics& metrics,
                     const std::atomic<bool>& stopping, const std::atomic<int>& threads_ready) {
     Dispatcher dispatcher(config, queue, store, slots, metrics, stopping);
-    while (!stopping && threads_ready < 1) sleep_unless(stopping, milliseconds(5));
+    // With the lanes, the fast lane's thread is ready first; without, every thread must be.
+    const int ready_from = config.lookahead > 0 ? 1 : config.concurrency;
+    while (!stopping && threads_ready < ready_from) sleep_unless(stopping, milliseconds(5));
     dispatcher.run();
 }
 
