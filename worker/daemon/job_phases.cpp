@@ -3,6 +3,7 @@
 // under the job's fence (status stays processing, extraction_status pending), then the text;
 // so that a scan's thumbnails appear in a second while its OCR goes on.
 #include "extractors/sniff/ocr_time.hpp"
+#include "jobs/metadata.hpp"
 #include "worker/config/log.hpp"
 #include "worker/daemon/job_state.hpp"
 #include "worker/http/metrics.hpp"
@@ -59,6 +60,10 @@ bool JobRunner::commit_thumbnails_early(Job& job, PipelineResult& thumbnails) {
         return true;
     }
     m_metrics.job(jobs::to_string(f), "unknown");
+    // Thumbnails written for a file deleted meanwhile must not outlive the tombstone.
+    if (f == jobs::Fence::superseded && jobs::is_tombstone(m_redis, m_queue.names(), job.file_id())) {
+        remove_outputs(job, "deleted while in flight");
+    }
     log::info("event skipped",
               {{"file_id", job.file_id()}, {"event_id", job.entry_id()}, {"fence", jobs::to_string(f)}});
     return false;
