@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <random>
+#include <sstream>
 
 namespace delivery {
 
@@ -72,9 +73,31 @@ void DeliveryTest::expect_all_done_once(const std::vector<std::string>& ids, con
         which += " " + id + "=" + meta(id, "status") + "/" + meta(id, "error_code") + " (" + meta(id, "error") +
                  ", attempts " + meta(id, "attempts") + ")";
     }
-    EXPECT_EQ(not_done, 0u) << "events final but not done:" << which;
+    EXPECT_EQ(not_done, 0u) << "events final but not done:" << which << lines_naming(which);
     EXPECT_TRUE(testsupport::eventually(15s, [&] { return fx.pending() == 0; }))
         << fx.pending() << " entries still pending";
+}
+
+// The lines of the workers' logs (every life of a, b and c) that name an id of `which` (its
+// "<id>=status" words): how each delivery of a failed event went.
+std::string DeliveryTest::lines_naming(const std::string& which) {
+    std::vector<std::string> ids;
+    std::size_t at = 0;
+    while ((at = which.find('=', at)) != std::string::npos) {
+        std::size_t from = which.rfind(' ', at) + 1;
+        ids.push_back("file_id=" + which.substr(from, at - from) + " ");
+        ++at;
+    }
+    std::string out;
+    for (const char* w : {"a", "b", "c"}) {
+        std::istringstream log(fx.log_of(w));
+        for (std::string line; std::getline(log, line);) {
+            for (const auto& id : ids) {
+                if (line.find(id) != std::string::npos) out += std::string("\n[") + w + "] " + line;
+            }
+        }
+    }
+    return out;
 }
 
 std::vector<fs::path> DeliveryTest::make_images() {

@@ -58,6 +58,7 @@ struct DeliveryTest : ::testing::Test {
 
 private:
     std::vector<std::filesystem::path> make_images();
+    std::string lines_naming(const std::string& which);
 };
 
 } // namespace delivery

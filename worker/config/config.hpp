@@ -30,7 +30,7 @@ struct Config {
     std::string key_prefix = "ingest:";
     std::string storage_root = "./data/files";
     int concurrency = 1;
-    int lookahead = 0; // INGEST_LOOKAHEAD: events held beyond the running ones (the fast lane finds small files)
+    int lookahead = 32; // INGEST_LOOKAHEAD: events held beyond the running ones (the fast lane finds small files)
     std::string http_addr = "127.0.0.1:9464"; // "off" disables
     std::string ocr_langs = "eng";
     std::string ocr_mode = "auto"; // auto, force, off
