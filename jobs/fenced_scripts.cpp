@@ -45,12 +45,6 @@ end
 local function fence()
   return owner_fence() or event_fence()
 end
--- Jobs started on this event so far: the metadata's attempts while it names the event.
-local function started()
-  local cur = redis.call('HMGET', KEYS[1], 'event_id', 'attempts')
-  if cur[1] == ARGV[3] then return tonumber(cur[2]) or 0 end
-  return 0
-end
 -- Deletes the ARGV[at] field names that follow ARGV[at]; returns the field/value pairs after them.
 local function clear_then_pairs(at)
   local n = tonumber(ARGV[at])
@@ -77,8 +71,7 @@ if v then return v end
 local args = {}
 for i = 6, #ARGV do args[#args + 1] = ARGV[i] end
 redis.call('HDEL', KEYS[1], 'deleted_at') -- a newer upload brings a deleted file back
-local attempts = tostring(started() + 1)
-redis.call('HSET', KEYS[1], 'status', 'processing', 'event_id', ARGV[3], 'attempts', attempts, unpack(args))
+redis.call('HSET', KEYS[1], 'status', 'processing', 'event_id', ARGV[3], unpack(args))
 announce(KEYS[3], ARGV[5], ARGV[4], 'processing', ARGV[3])
 return 'ok'
 )lua";
@@ -98,9 +91,8 @@ constexpr const char* k_commit = R"lua(
 local v = fence()
 if v then return v end
 local args = clear_then_pairs(7)
-local attempts = tostring(math.max(started(), 1))
 redis.call('HDEL', KEYS[1], 'deleted_at')
-redis.call('HSET', KEYS[1], 'status', ARGV[6], 'event_id', ARGV[3], 'attempts', attempts, unpack(args))
+redis.call('HSET', KEYS[1], 'status', ARGV[6], 'event_id', ARGV[3], unpack(args))
 if KEYS[4] ~= '' and ARGV[6] == 'done' then
   redis.call('SET', KEYS[4], ARGV[4])
 end
@@ -146,8 +138,7 @@ redis.call('XADD', KEYS[4], '*', unpack(entry))
 if ARGV[6] == '1' then
   local meta = {}
   for i = 8 + n, #ARGV do meta[#meta + 1] = ARGV[i] end
-  local attempts = tostring(started())
-  redis.call('HSET', KEYS[1], 'status', 'failed', 'event_id', ARGV[3], 'attempts', attempts, unpack(meta))
+  redis.call('HSET', KEYS[1], 'status', 'failed', 'event_id', ARGV[3], unpack(meta))
   announce(KEYS[3], ARGV[5], ARGV[4], 'failed', ARGV[3])
 end
 redis.call('XACK', KEYS[2], ARGV[1], ARGV[3])

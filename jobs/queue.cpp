@@ -5,8 +5,6 @@
 #include "jobs/fenced_scripts.hpp"
 #include "jobs/group_info.hpp"
 
-#include <limits>
-
 namespace jobs {
 namespace {
 
@@ -119,17 +117,6 @@ std::pair<long long, long long> Queue::pending_and_lag(Redis& redis) const {
         if (g.name == m_names.group) return {g.pending, g.lag};
     }
     return {0, 0};
-}
-
-long long Queue::jobs_started(Redis& redis, const std::string& entry_id, const std::string& file_id) const {
-    Reply r = redis.command({"HMGET", m_names.metadata_key(file_id), "event_id", "attempts"});
-    if (!r.is_array() || r.elements.size() != 2) return std::numeric_limits<long long>::max();
-    if (r.elements[0].is_nil() || r.elements[0].str != entry_id || r.elements[1].is_nil()) return 0;
-    try {
-        return std::stoll(r.elements[1].str);
-    } catch (const std::exception&) {
-        return std::numeric_limits<long long>::max();
-    }
 }
 
 long long Queue::dead_letter_count(Redis& redis) const {

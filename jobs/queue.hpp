@@ -57,11 +57,6 @@ public:
     /// once. Fenced like renew(); returns the ids it no longer owned.
     std::vector<std::string> release(Redis& redis, const std::vector<std::string>& entry_ids) const;
 
-    /// The jobs started on the entry so far: the `attempts` its file's metadata holds while it
-    /// names the entry as its event (the processing write counts them), 0 when none started.
-    /// LLONG_MAX when the metadata cannot be read as a hash, so that every delivery counts.
-    long long jobs_started(Redis& redis, const std::string& entry_id, const std::string& file_id) const;
-
     /// Writes `status=processing` and `fields` if this consumer owns the entry and no newer
     /// event for the file was seen; acknowledges a superseded or already final entry.
     Fence start(Redis& redis, const std::string& entry_id, const std::string& file_id,

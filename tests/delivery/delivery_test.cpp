@@ -43,10 +43,10 @@ TEST_P(DeliveryStores, WorkersKilledThirtyTimesLoseNothingAndCommitOnce) {
     std::cout << "[ seed ] INGESTD_CHAOS_SEED=" << seed << " replays this schedule\n";
     RecordProperty("chaos_seed", std::to_string(seed));
     const auto t0 = Clock::now();
-    // A kill about every second: on a loaded machine the first entries, slow while helpers
-    // warm up, can be in flight at five kills or lease losses in a row and then rightly give up
-    // at the default limit of 5. What this test checks is that none is lost or committed twice;
-    // giving up is EntryThatKillsItsWorkerEndsDeadLettered's.
+    // A kill about every second: on a loaded machine an entry can be held (in flight, or read
+    // ahead for the fast lane) by five killed workers in a row, or lose its lease while helpers
+    // warm up, and then rightly give up at the default limit of 5. What this test checks is
+    // that none is lost or committed twice; giving up is EntryThatKillsItsWorkerEndsDeadLettered's.
     fx.env()["INGEST_MAX_DELIVERIES"] = "12";
     auto ids = submit_mixed(1000, "chaos");
     const std::vector<std::string> pool = {"a", "b", "c"};
@@ -210,8 +210,7 @@ TEST_F(DeliveryTest, EntryThatKillsItsWorkerEndsDeadLetteredAndRetryFinishesIt) 
     for (int k = 1; k <= 6; ++k) {
         const std::string name = "p" + std::to_string(k);
         fx.start(name, extra);
-        // Killed once its job started on the entry (held unstarted, a delivery would not count).
-        if (!eventually(20s, [&] { return fx.pending_owner() == name && meta("poison1", "worker") == name; })) {
+        if (!eventually(20s, [&] { return fx.pending_owner() == name; })) {
             fx.kill(name);
             break; // it did not take the entry again: dead-lettered
         }
@@ -250,26 +249,6 @@ TEST_F(DeliveryTest, EntryThatKillsItsWorkerEndsDeadLetteredAndRetryFinishesIt) 
     report(f, t0);
     EXPECT_TRUE(finished) << "retried entry not done: " << meta("poison1", "status");
     EXPECT_EQ(f.commits, 2u) << "one gave_up, one done after the retry";
-}
-
-// Workers that died holding an entry they had read but not started (read ahead for the fast
-// lane, queued behind busy threads) pushed its delivery count past INGEST_MAX_DELIVERIES; no
-// job ever ran on it, so the next worker processes it instead of giving up.
-TEST_F(DeliveryTest, DeliveriesOfAnEntryNeverStartedDoNotDeadLetterIt) {
-    fx.put("held.txt", "a file read ahead by workers that died before starting it\n");
-    const std::string entry = fx.submit("held1", "held.txt");
-    ASSERT_FALSE(cmd({"XGROUP", "CREATE", k_stream, "ingestd", "0", "MKSTREAM"}).is_error());
-    ASSERT_EQ(cmd({"XREADGROUP", "GROUP", "ingestd", "gone0", "COUNT", "1", "STREAMS", k_stream, ">"}).elements.size(),
-              1u);
-    for (int k = 1; k <= 5; ++k) { // five more hand-overs: six deliveries, none started
-        const std::string to = "gone" + std::to_string(k);
-        ASSERT_EQ(cmd({"XCLAIM", k_stream, "ingestd", to, "0", entry}).elements.size(), 1u);
-    }
-    fx.start("w", {{"INGEST_MAX_DELIVERIES", "3"}});
-    ASSERT_EQ(fx.wait_final("held1", 30s), "done") << meta("held1", "error");
-    EXPECT_EQ(cmd({"XLEN", k_stream + ":dead"}).integer, 0);
-    EXPECT_TRUE(eventually(5s, [&] { return fx.pending() == 0; }));
-    EXPECT_EQ(meta("held1", "attempts"), "1") << "the first job started on it";
 }
 
 // `reconcile --older-than` re-appends an event lost before it reached the stream, and leaves

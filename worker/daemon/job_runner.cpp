@@ -12,7 +12,6 @@
 #include "worker/daemon/job_state.hpp"
 #include "worker/http/metrics.hpp"
 
-#include <limits>
 #include <thread>
 
 namespace worker {
@@ -101,13 +100,14 @@ bool JobRunner::dead_lettered(const Job& job) {
                                           {"fence", jobs::to_string(f)}});
         return true;
     }
-    if (d.deliveries <= m_config.max_deliveries || held_unstarted(job)) return false;
+    if (d.deliveries <= m_config.max_deliveries) return false;
     const std::string times = std::to_string(d.deliveries);
     const std::string why =
         "delivered " + times + " times, more than INGEST_MAX_DELIVERIES=" + std::to_string(m_config.max_deliveries);
     const Fields meta = {{"error_code", std::string(core::to_string(core::ErrorCode::gave_up))},
                          {"error", "The event was delivered " + times +
                                        " times without finishing and was moved to the dead-letter stream."},
+                         {"attempts", times},
                          {"worker", m_config.consumer},
                          {"finished_at", jobs::utc_now_rfc3339()}};
     auto f = with_retry("dead letter", [&] { return m_queue.dead_letter(m_redis, d, job.file_id(), why, true, meta); });
@@ -120,30 +120,10 @@ bool JobRunner::dead_lettered(const Job& job) {
     return true;
 }
 
-// What counts toward INGEST_MAX_DELIVERIES is the jobs started on an entry (its metadata's
-// `attempts`): deliveries that started none were hand-overs of a worker that died holding the
-// entry unstarted (read ahead for the fast lane, queued behind busy threads). Past four times
-// the limit every delivery counts (an entry that never reaches a write).
-bool JobRunner::held_unstarted(const Job& job) {
-    const jobs::Delivery& d = job.delivery;
-    if (d.deliveries > 4LL * m_config.max_deliveries) return false;
-    long long started = std::numeric_limits<long long>::max();
-    with_retry("delivery check", [&] {
-        started = m_queue.jobs_started(m_redis, d.entry_id, job.file_id());
-        return jobs::Fence::ok;
-    });
-    if (started >= m_config.max_deliveries) return false;
-    log::info("redelivered event held unstarted; those deliveries do not count",
-              {{"file_id", job.file_id()},
-               {"event_id", d.entry_id},
-               {"deliveries", std::to_string(d.deliveries)},
-               {"attempts", std::to_string(started)}});
-    return true;
-}
-
 JobRunner::Fields JobRunner::common_fields(const Job& job) const {
     const jobs::Event& ev = job.event();
     Fields common = {
+        {"attempts", std::to_string(job.delivery.deliveries)},
         {"worker", m_config.consumer},
         {"started_at", job.started_at},
     };

@@ -39,7 +39,6 @@ private:
 
     jobs::Fence with_retry(const char* what, const std::function<jobs::Fence()>& call);
     bool dead_lettered(const Job& job);
-    bool held_unstarted(const Job& job);
     Fields common_fields(const Job& job) const;
     bool write_processing(const Job& job);
     void delete_file(const Job& job);
