@@ -30,7 +30,7 @@ std::optional<OcrMode> parse_ocr_mode(std::string_view text);
     X(std::uint64_t, max_text_bytes, 1048576) /* text kept inline in metadata */                                       \
     X(int, webp_quality, 80)                                                                                           \
     X(int, pdf_threads, 1)                          /* threads reading one PDF's text layer (same output) */           \
-    X(int, ocr_threads, 1)                          /* threads OCR'ing one PDF's pages (same output) */                \
+    X(int, ocr_threads, 1)                          /* threads OCR'ing one PDF's or TIFF's pages (same output) */      \
     X(int, max_zip_entries, 10000)                  /* entries of a zip-based document */                              \
     X(std::uint64_t, max_unpacked_bytes, 268435456) /* a document's parts, unpacked: too_large_unpacked */             \
     X(int, max_compression_ratio, 200)              /* unpacked/packed of one part above 1 MiB */                      \

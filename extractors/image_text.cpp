@@ -2,16 +2,19 @@
 
 #include "extractors/image_header.hpp"
 #include "extractors/ocr_engine.hpp"
+#include "extractors/page_threads.hpp"
 #include "extractors/photo_check.hpp"
 #include "extractors/text_clean.hpp"
 #include "extractors/vips_error.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <exception>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <utility>
+#include <vector>
 #include <vips/vips8>
 
 #include <leptonica/allheaders.h>
@@ -233,19 +236,29 @@ struct PageSource {
     bool single = true; // the file's only page (not a TIFF's)
 };
 
-// OCR of one decoded page into `c`; the failure that stops the reading, if any. A photo
-// whose reduced copy shows no text is not read at full resolution: it adds no OCR'd page.
-std::optional<StepError> read_page(const PageSource& source, const TextOptions& options, Collected& c) {
+// What reading one page gave: its text (none for a photo without text: no OCR'd page), the
+// failure that ends the reading there, or the decoder's exception (vips::VError).
+struct PageOutcome {
+    std::optional<OcrPage> text;
+    std::optional<StepError> error;
+    std::exception_ptr decode_error;
+};
+
+// OCR of one decoded page. A photo whose reduced copy shows no text is not read at full
+// resolution. Throws vips::VError when the page cannot be decoded.
+PageOutcome read_page(const PageSource& source, const TextOptions& options) {
     const vips::VImage& image = source.image;
     const int page = source.page;
     const std::uint64_t w = std::uint64_t(std::max(image.width(), 0));
     const std::uint64_t h = std::uint64_t(std::max(image.height(), 0));
+    PageOutcome out;
     if (w * h > options.max_pixels) {
-        return too_many_pixels_failure(w, h, options.max_pixels);
+        out.error = too_many_pixels_failure(w, h, options.max_pixels);
+        return out;
     }
     const bool photo = source.single && is_photo(image);
     if (photo && !photo_shows_text(source.blob, options)) {
-        return std::nullopt;
+        return out;
     }
     int dpi = 0;
     const vips::VImage raster = decode_raster(image, photo ? k_max_photo_ocr_pixels : k_max_ocr_pixels, dpi);
@@ -255,35 +268,52 @@ std::optional<StepError> read_page(const PageSource& source, const TextOptions& 
                          static_cast<int>(VIPS_IMAGE_SIZEOF_LINE(raster.get_image())),
                          dpi,
                          raster.bands()};
-    OcrPage text = ocr_page(view, options.ocr_langs, options.deadline);
-    const bool timed_out = text.timed_out && std::chrono::steady_clock::now() >= options.deadline;
-    add_page(c, std::move(text));
-    if (timed_out) {
-        return StepError{core::ErrorCode::timeout,
-                         "The job's time ran out while OCR read image page " + std::to_string(page + 1) + "."};
+    out.text = ocr_page(view, options.ocr_langs, options.deadline);
+    if (out.text->timed_out && std::chrono::steady_clock::now() >= options.deadline) {
+        out.error = StepError{core::ErrorCode::timeout,
+                              "The job's time ran out while OCR read image page " + std::to_string(page + 1) + "."};
     }
-    return std::nullopt;
+    return out;
 }
 
-// OCR of the pages of an image (every page of a TIFF, up to max_ocr_pages) into `c`; throws
-// vips::VError when a page cannot be decoded.
+// OCR of the pages of an image into `c`: every page of a TIFF up to max_ocr_pages, by
+// several threads when the job may use them (as a PDF's pages), put back in page order up to
+// the first page that failed. Throws vips::VError when a page cannot be decoded.
 void read_pages(const Decoder& decoder, VipsBlob* blob, const TextOptions& options, TextResult& result, Collected& c) {
+    const vips::VImage first = load(decoder, blob, 0); // header only so far
     int page_count = 1;
-    for (int page = 0; page < page_count && !result.error; ++page) {
-        const vips::VImage image = load(decoder, blob, page); // header only so far
-        if (page == 0 && decoder.every_page && image.get_typeof(VIPS_META_N_PAGES) != 0) {
-            page_count = std::max(1, image.get_int(VIPS_META_N_PAGES));
-            result.page_count = page_count;
-        }
-        if (page >= options.max_ocr_pages) {
+    if (decoder.every_page && first.get_typeof(VIPS_META_N_PAGES) != 0) {
+        page_count = std::max(1, first.get_int(VIPS_META_N_PAGES));
+        result.page_count = page_count;
+    }
+    const std::size_t count = std::size_t(std::clamp(options.max_ocr_pages, 0, page_count));
+    std::vector<PageOutcome> outcomes(count);
+    read_in_threads(count, options.ocr_threads, [&](bool) -> PageReader {
+        return [&](std::size_t k) {
+            PageOutcome& out = outcomes[k];
+            if (std::chrono::steady_clock::now() >= options.deadline) {
+                out.error = StepError{core::ErrorCode::timeout,
+                                      "The job's time ran out after " + std::to_string(k) + " image pages."};
+                return false;
+            }
+            try {
+                const int page = static_cast<int>(k);
+                out = read_page(
+                    PageSource{page == 0 ? first : load(decoder, blob, page), page, blob, !decoder.every_page},
+                    options);
+            } catch (const vips::VError&) {
+                out.decode_error = std::current_exception();
+            }
+            return !out.error && !out.decode_error;
+        };
+    });
+    for (PageOutcome& out : outcomes) {
+        if (out.decode_error) std::rethrow_exception(out.decode_error);
+        if (out.text) add_page(c, std::move(*out.text));
+        if (out.error) {
+            result.error = std::move(out.error);
             break;
         }
-        if (std::chrono::steady_clock::now() >= options.deadline) {
-            result.error = StepError{core::ErrorCode::timeout,
-                                     "The job's time ran out after " + std::to_string(page) + " image pages."};
-            break;
-        }
-        result.error = read_page(PageSource{image, page, blob, !decoder.every_page}, options, c);
     }
 }
 

@@ -1,16 +1,13 @@
 #include "extractors/pdf_ocr.hpp"
 
 #include "extractors/page_share.hpp"
+#include "extractors/page_threads.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <climits>
 #include <cmath>
-#include <exception>
 #include <memory>
-#include <mutex>
 #include <optional>
-#include <thread>
 
 #include <poppler/cpp/poppler-image.h>
 #include <poppler/cpp/poppler-page-renderer.h>
@@ -67,54 +64,6 @@ std::optional<GreyImage> grey_for_ocr(const poppler::image& raster, int dpi, std
     return GreyImage{copy.data(), width, height, width, dpi};
 }
 
-// The pages still to read, handed out in order to whichever thread asks first.
-class PageQueue {
-public:
-    PageQueue(poppler::document& doc, std::span<const unsigned char> bytes, const std::vector<int>& pages,
-              const TextOptions& options)
-        : m_doc(doc), m_bytes(bytes), m_pages(pages), m_options(options), m_results(pages.size()) {}
-
-    // Reads pages over `doc` until none is left or a thread failed. The calling thread's
-    // share (over the caller's `doc`) starts with the first page, kept for it: page 1's
-    // drawing is shared through that thread's slot.
-    void work(poppler::document& doc) {
-        const bool caller = &doc == &m_doc;
-        try {
-            for (std::size_t k = caller ? 0 : m_next++; k < m_pages.size() && !m_failed; k = m_next++) {
-                const std::unique_ptr<poppler::page> page(doc.create_page(m_pages[k]));
-                if (page) m_results[k] = ocr_pdf_page(*page, m_pages[k] == 0 && caller, m_options);
-            }
-        } catch (...) {
-            std::lock_guard lock(m_mutex);
-            if (!m_error) m_error = std::current_exception();
-            m_failed = true;
-        }
-    }
-
-    // Another thread's share: its own document on the same bytes (none: the others read on).
-    void work_on_own_document() {
-        const std::unique_ptr<poppler::document> own(poppler::document::load_from_raw_data(
-            reinterpret_cast<const char*>(m_bytes.data()), static_cast<int>(m_bytes.size())));
-        if (own && !own->is_locked()) work(*own);
-    }
-
-    std::vector<OcrPage> results() {
-        if (m_error) std::rethrow_exception(m_error);
-        return std::move(m_results);
-    }
-
-private:
-    poppler::document& m_doc;
-    std::span<const unsigned char> m_bytes;
-    const std::vector<int>& m_pages;
-    const TextOptions& m_options;
-    std::vector<OcrPage> m_results;
-    std::atomic<std::size_t> m_next{1}; // the first page is the calling thread's
-    std::atomic<bool> m_failed{false};
-    std::mutex m_mutex;
-    std::exception_ptr m_error;
-};
-
 } // namespace
 
 OcrPage ocr_pdf_page(const poppler::page& page, bool first, const TextOptions& options) {
@@ -130,13 +79,25 @@ OcrPage ocr_pdf_page(const poppler::page& page, bool first, const TextOptions& o
 
 std::vector<OcrPage> ocr_pdf_pages(poppler::document& doc, std::span<const unsigned char> bytes,
                                    const std::vector<int>& pages, int threads, const TextOptions& options) {
-    PageQueue queue(doc, bytes, pages, options);
-    const int others = std::clamp(std::min(threads, k_max_ocr_threads), 1, std::max<int>(1, int(pages.size()))) - 1;
-    std::vector<std::thread> helpers;
-    for (int t = 0; t < others; ++t) helpers.emplace_back([&queue] { queue.work_on_own_document(); });
-    queue.work(doc);
-    for (auto& t : helpers) t.join();
-    return queue.results();
+    std::vector<OcrPage> results(pages.size());
+    // This thread reads over `doc` (and draws page 1 for its thumbnailer when shared); each
+    // other over a document of its own on the same bytes (a poppler document is not
+    // thread-safe); one that cannot open it reads nothing and leaves the pages to the others.
+    read_in_threads(pages.size(), threads, [&](bool caller) -> PageReader {
+        std::shared_ptr<poppler::document> own;
+        if (!caller) {
+            own.reset(poppler::document::load_from_raw_data(reinterpret_cast<const char*>(bytes.data()),
+                                                            static_cast<int>(bytes.size())));
+            if (!own || own->is_locked()) return {};
+        }
+        return [&, caller, own](std::size_t k) {
+            poppler::document& over = caller ? doc : *own;
+            const std::unique_ptr<poppler::page> page(over.create_page(pages[k]));
+            if (page) results[k] = ocr_pdf_page(*page, pages[k] == 0 && caller, options);
+            return true;
+        };
+    });
+    return results;
 }
 
 } // namespace extractors

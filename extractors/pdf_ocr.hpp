@@ -13,20 +13,15 @@
 
 namespace extractors {
 
-/// The most threads that OCR one document's pages (each holds a Tesseract engine, 50-65 MB a
-/// language, and a drawn page).
-inline constexpr int k_max_ocr_threads = 4;
-
 /// OCR of `page`, drawn for it. Page 1 (`first`) of a job that shares it is drawn in colour and
 /// its drawing kept for this thread's thumbnailer (extractors/page_share.hpp). A page that
 /// cannot be drawn gives an empty page. Throws as ocr_page.
 OcrPage ocr_pdf_page(const poppler::page& page, bool first, const TextOptions& options);
 
 /// OCR of the pages `pages` (0-based, ascending) of the PDF in `bytes`, open as `doc` on this
-/// thread, by up to `threads` threads: this thread over `doc`, taking the first page, and each
-/// other over its own document (a poppler document is not thread-safe). The results are in
-/// the order of `pages`, as one thread would give them. Rethrows the first exception of any
-/// thread once all have ended.
+/// thread, by up to `threads` threads (extractors/page_threads.hpp): this thread over `doc`, taking the first page, and
+/// each other over its own document (a poppler document is not thread-safe). The results are in the order of `pages`,
+/// as one thread would give them. Rethrows the first exception of any thread once all have ended.
 std::vector<OcrPage> ocr_pdf_pages(poppler::document& doc, std::span<const unsigned char> bytes,
                                    const std::vector<int>& pages, int threads, const TextOptions& options);
 

@@ -3,6 +3,7 @@
 #include "tests/support/corpus.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <thread>
@@ -173,23 +174,26 @@ TEST(ImageText, ExifOrientationIsApplied) {
     EXPECT_LE(cer(texttest::sample_paragraphs()[2], r.text), 0.03) << r.text;
 }
 
-TEST(ImageText, MultiPageTiffYieldsEveryPage) {
-    std::vector<vips::VImage> pages;
+// A multi-page TIFF of `pages`, each put on a white sheet the size of the largest.
+std::string multi_page_tiff(const std::vector<vips::VImage>& pages) {
     int width = 0;
-    for (std::size_t i = 0; i < 3; ++i) {
-        width = std::max(width, page(i).width());
-    }
     int height = 0;
-    for (std::size_t i = 0; i < 3; ++i) {
-        height = std::max(height, page(i).height());
+    for (const vips::VImage& p : pages) {
+        width = std::max(width, p.width());
+        height = std::max(height, p.height());
     }
-    for (std::size_t i = 0; i < 3; ++i) {
-        pages.push_back(page(i).embed(0, 0, width, height, vips::VImage::option()->set("extend", VIPS_EXTEND_WHITE)));
+    std::vector<vips::VImage> sheets;
+    for (const vips::VImage& p : pages) {
+        sheets.push_back(p.embed(0, 0, width, height, vips::VImage::option()->set("extend", VIPS_EXTEND_WHITE)));
     }
-    vips::VImage strip = vips::VImage::arrayjoin(pages, vips::VImage::option()->set("across", 1));
+    vips::VImage strip = vips::VImage::arrayjoin(sheets, vips::VImage::option()->set("across", 1));
     strip.set(VIPS_META_PAGE_HEIGHT, height);
-    const std::string tiff = texttest::save_buffer(
-        strip, ".tif", vips::VImage::option()->set("compression", VIPS_FOREIGN_TIFF_COMPRESSION_DEFLATE));
+    return texttest::save_buffer(strip, ".tif",
+                                 vips::VImage::option()->set("compression", VIPS_FOREIGN_TIFF_COMPRESSION_DEFLATE));
+}
+
+TEST(ImageText, MultiPageTiffYieldsEveryPage) {
+    const std::string tiff = multi_page_tiff({page(0), page(1), page(2)});
 
     const TextResult r = extract_image_text(as_bytes(tiff), "image/tiff", {});
     ASSERT_FALSE(r.error) << r.error->message;
@@ -215,6 +219,56 @@ TEST(ImageText, MultiPageTiffYieldsEveryPage) {
     EXPECT_EQ(c.page_count, 3);
     EXPECT_EQ(c.pages_read, 1);
     EXPECT_EQ(c.ocr_pages, 1);
+}
+
+// The pages of a multi-page TIFF OCR'd by two and by four threads give the same text, in page
+// order, as by one (issue 20: a long scan uses every free core, a TIFF's as a PDF's).
+TEST(ImageText, TiffPagesOcrdByThreadsGiveTheSameTextInPageOrder) {
+    const auto& p = texttest::sample_paragraphs();
+    std::vector<vips::VImage> pages;
+    for (const std::string& text : {"Page one. " + p[0], "Page two. " + p[1], "Page three. " + p[2],
+                                    "Page four. " + p[0], "Page five. " + p[1]}) {
+        pages.push_back(texttest::text_page(text));
+    }
+    const std::string tiff = multi_page_tiff(pages);
+    const TextResult one = extract_image_text(as_bytes(tiff), "image/tiff", {});
+    ASSERT_FALSE(one.error) << one.error->message;
+    EXPECT_EQ(one.ocr_pages, 5);
+    for (int threads : {2, 4}) {
+        TextOptions options;
+        options.ocr_threads = threads;
+        const TextResult r = extract_image_text(as_bytes(tiff), "image/tiff", options);
+        ASSERT_FALSE(r.error) << r.error->message;
+        EXPECT_EQ(r.text, one.text) << threads << " threads";
+        EXPECT_EQ(r.ocr_pages, 5);
+        EXPECT_EQ(r.page_count, 5);
+        EXPECT_DOUBLE_EQ(r.ocr_confidence.value_or(-1), one.ocr_confidence.value_or(-2));
+    }
+    EXPECT_EQ(texttest::first_out_of_order(one.text, {"Page one", "Page two", "Page three", "Page four", "Page five"}),
+              "")
+        << one.text;
+    // A cap on OCR'd pages holds with threads too: the first pages, in order.
+    TextOptions capped;
+    capped.ocr_threads = 2;
+    capped.max_ocr_pages = 2;
+    const TextResult c = extract_image_text(as_bytes(tiff), "image/tiff", capped);
+    ASSERT_FALSE(c.error);
+    EXPECT_EQ(c.ocr_pages, 2);
+    EXPECT_EQ(c.pages_read, 2);
+    EXPECT_NE(c.text.find("Page two"), std::string::npos) << c.text;
+    EXPECT_EQ(c.text.find("Page three"), std::string::npos) << c.text;
+}
+
+// With threads, a TIFF past its deadline ends in `timeout` with what came before kept.
+TEST(ImageText, ThreadedTiffPastTheDeadlineEndsInTimeout) {
+    const std::string tiff = multi_page_tiff({page(0), page(1), page(2)});
+    TextOptions options;
+    options.ocr_threads = 2;
+    options.deadline = std::chrono::steady_clock::now();
+    const TextResult r = extract_image_text(as_bytes(tiff), "image/tiff", options);
+    ASSERT_TRUE(r.error);
+    EXPECT_EQ(r.error->code, core::ErrorCode::timeout);
+    EXPECT_LT(r.pages_read.value_or(3), 3);
 }
 
 TEST(ImageText, BmpThroughLeptonica) {

@@ -7,6 +7,7 @@
 #include <array>
 #include <cctype>
 #include <cstdio>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <span>
@@ -118,6 +119,18 @@ inline double cer(const std::string& reference, const std::string& candidate) {
         std::swap(prev, cur);
     }
     return double(prev[b.size()]) / double(std::max<std::size_t>(1, a.size()));
+}
+
+/// The first of `marks` not found in `text` after the one before it ("" when all are in order):
+/// the pages of a document read by several threads come back in page order.
+inline std::string first_out_of_order(const std::string& text, std::initializer_list<const char*> marks) {
+    std::size_t at = 0;
+    for (const char* mark : marks) {
+        const std::size_t found = text.find(mark, at);
+        if (found == std::string::npos) return mark;
+        at = found;
+    }
+    return "";
 }
 
 struct CommandResult {

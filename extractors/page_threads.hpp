@@ -1,0 +1,27 @@
+// The pages of one document read by several threads (a long scan on an idle worker): each
+// page goes, in order, to whichever thread asks first, so that a slow page never holds the
+// others back; the callers put the results back in page order.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+
+namespace extractors {
+
+/// The most threads that read one document's pages (each holds a Tesseract engine, 50-65 MB a
+/// language, and a decoded page).
+inline constexpr int k_max_page_threads = 4;
+
+/// One thread's reader: reads page index `k`; false when no later page should be read (its
+/// page failed or ran out of time).
+using PageReader = std::function<bool(std::size_t k)>;
+
+/// Reads the indexes [0, count) on up to `threads` threads (at most k_max_page_threads, at
+/// most one a page), this thread among them: it takes index 0 first, then every index goes,
+/// in ascending order, to whichever thread asks first. `make_reader(caller)` makes each
+/// thread's reader on that thread (`caller` for this one); an empty reader reads nothing.
+/// Once a reader returns false or throws, no further index is handed out; the first
+/// exception is rethrown once every thread has ended.
+void read_in_threads(std::size_t count, int threads, const std::function<PageReader(bool caller)>& make_reader);
+
+} // namespace extractors
