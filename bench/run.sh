@@ -229,6 +229,13 @@ if want sched; then
   a=$EPOCHREALTIME; "$BIN" process --steps text --out "$W/sl" "$W/long.pdf" >/dev/null 2>&1
   echo "$EPOCHREALTIME - $a" | bc -l >"$OUT/times/sched_long.ingestd"
   ratio_row sched "20-page scan, pages OCR'd on every core vs tesseract CLI page by page" sched_long.ingestd sched_long.tesseract speed 2.2
+  # the same pages as one multi-page TIFF (grey, deflate), against the same CLI run
+  $PY -c 'import glob, sys; from PIL import Image
+ims = [Image.open(p).convert("L") for p in sorted(glob.glob(sys.argv[1] + "/p*.png"))]
+ims[0].save(sys.argv[2], save_all=True, append_images=ims[1:], compression="tiff_deflate", dpi=(300, 300))' "$W/pp" "$W/long.tif"
+  a=$EPOCHREALTIME; "$BIN" process --steps text --out "$W/st" "$W/long.tif" >/dev/null 2>&1
+  echo "$EPOCHREALTIME - $a" | bc -l >"$OUT/times/sched_long.ingestd_tiff"
+  ratio_row sched "20-page TIFF, pages OCR'd on every core vs tesseract CLI page by page" sched_long.ingestd_tiff sched_long.tesseract speed 2.2
 fi
 
 # ---- end to end -------------------------------------------------------------------------
