@@ -16,29 +16,35 @@ using texttest::as_bytes;
 
 namespace {
 
-vips::VImage noise(int width, int height, double sigma) {
-    return vips::VImage::gaussnoise(width, height,
-                                    vips::VImage::option()->set("sigma", sigma)->set("mean", sigma > 40 ? 128.0 : 0.0));
+// Seeded: the same scene on every run (an unlucky draw once cost a photographed page a tenth
+// of its words).
+vips::VImage noise(int width, int height, double sigma, int seed) {
+    return vips::VImage::gaussnoise(
+        width, height,
+        vips::VImage::option()->set("sigma", sigma)->set("mean", sigma > 40 ? 128.0 : 0.0)->set("seed", seed));
 }
 
 // A textured colour scene, as a camera's photo of foliage or gravel is to OCR: blotches in
 // three colours a few pixels wide, with fine grain over them.
 vips::VImage scene(int width, int height) {
     const int w = width / 4 + 1, h = height / 4 + 1;
-    vips::VImage blotches = vips::VImage::bandjoin({noise(w, h, 60), noise(w, h, 60) * 0.8, noise(w, h, 60) * 0.6});
+    vips::VImage blotches =
+        vips::VImage::bandjoin({noise(w, h, 60, 1), noise(w, h, 60, 2) * 0.8, noise(w, h, 60, 3) * 0.6});
     blotches = blotches.gaussblur(1.2).resize(4.0).extract_area(0, 0, width, height);
-    const vips::VImage grain = noise(width, height, 25);
+    const vips::VImage grain = noise(width, height, 25, 4);
     return (blotches + vips::VImage::bandjoin({grain, grain, grain})).cast(VIPS_FORMAT_UCHAR);
 }
 
 // A colour JPEG of `image`'s three bands (tagged sRGB: noise is made untagged, and saved so it
-// would lose two of them).
-std::string jpeg(const vips::VImage& image) {
+// would lose two of them), progressive when `progressive` (as phones' and web exports often
+// are: shrink-on-load saves less of their decode).
+std::string jpeg(const vips::VImage& image, bool progressive = false) {
     VipsImage* tagged = nullptr;
     if (vips_copy(image.get_image(), &tagged, "interpretation", VIPS_INTERPRETATION_sRGB, nullptr) != 0) {
         throw vips::VError();
     }
-    return texttest::save_buffer(vips::VImage(tagged), ".jpg", vips::VImage::option()->set("Q", 90));
+    return texttest::save_buffer(vips::VImage(tagged), ".jpg",
+                                 vips::VImage::option()->set("Q", 90)->set("interlace", progressive));
 }
 
 // `ink` (grey, dark on white) laid into `photo` at (x, y), the paper a little warm.
@@ -54,10 +60,19 @@ std::string sample_text() {
     return text;
 }
 
+// Every case as a baseline and as a progressive JPEG.
+class PhotoText : public ::testing::TestWithParam<bool> {
+protected:
+    static void SetUpTestSuite() { texttest::vips_start(); }
+    std::string jpeg(const vips::VImage& image) const { return ::jpeg(image, GetParam()); }
+};
+
 } // namespace
 
-TEST(PhotoText, APhotoWithoutTextIsNotReadAtFullResolution) {
-    texttest::vips_start();
+INSTANTIATE_TEST_SUITE_P(Jpeg, PhotoText, ::testing::Values(false, true),
+                         [](const auto& info) { return info.param ? "progressive" : "baseline"; });
+
+TEST_P(PhotoText, APhotoWithoutTextIsNotReadAtFullResolution) {
     const std::string photo = jpeg(scene(5040, 3780)); // 19 MP
     const TextResult r = extract_image_text(as_bytes(photo), "image/jpeg", {});
     ASSERT_FALSE(r.error) << r.error->message;
@@ -67,8 +82,7 @@ TEST(PhotoText, APhotoWithoutTextIsNotReadAtFullResolution) {
     EXPECT_EQ(r.ocr_confidence.value_or(-1), 0.0);
 }
 
-TEST(PhotoText, APhotographedPageKeepsItsText) {
-    texttest::vips_start();
+TEST_P(PhotoText, APhotographedPageKeepsItsText) {
     const std::string text = sample_text();
     const vips::VImage page = texttest::text_page(text);
     const std::string photo = jpeg(with_paper(scene(4032, 3024), page, 600, 400)); // 12 MP
@@ -81,8 +95,7 @@ TEST(PhotoText, APhotographedPageKeepsItsText) {
     EXPECT_EQ(r.ocr_pages.value_or(-1), 1);
 }
 
-TEST(PhotoText, ASignInALargePhotoIsReadFromAResolutionCap) {
-    texttest::vips_start();
+TEST_P(PhotoText, ASignInALargePhotoIsReadFromAResolutionCap) {
     const vips::VImage ink =
         (255 - vips::VImage::text("NO PARKING\nLOADING ZONE",
                                   vips::VImage::option()->set("font", "DejaVu Sans Bold 40")->set("dpi", 300)))
@@ -99,8 +112,7 @@ TEST(PhotoText, ASignInALargePhotoIsReadFromAResolutionCap) {
 
 // A page photographed on its side looks like garbage to the reduced look, but much of it:
 // it is read in full, turned upright by orientation detection.
-TEST(PhotoText, APagePhotographedOnItsSideKeepsItsText) {
-    texttest::vips_start();
+TEST_P(PhotoText, APagePhotographedOnItsSideKeepsItsText) {
     const std::string text = sample_text();
     const vips::VImage page = texttest::text_page(text).rot90();
     const std::string photo = jpeg(with_paper(scene(3024, 4032), page, 400, 600));
@@ -112,8 +124,7 @@ TEST(PhotoText, APagePhotographedOnItsSideKeepsItsText) {
 }
 
 // A page photographed a few degrees askew: the reduced look levels it as the full reading does.
-TEST(PhotoText, APagePhotographedAskewKeepsItsText) {
-    texttest::vips_start();
+TEST_P(PhotoText, APagePhotographedAskewKeepsItsText) {
     const std::string text = sample_text();
     const vips::VImage page = texttest::text_page(text)
                                   .rotate(8.0, vips::VImage::option()->set("background", std::vector<double>{255.0}))
