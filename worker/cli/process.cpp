@@ -13,8 +13,11 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <filesystem>
 #include <iostream>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -130,6 +133,14 @@ Processed process_file(Run& run, const std::string& path) {
     return {file_id, std::move(fields)};
 }
 
+bool any_file_has_bytes(const std::vector<std::string>& files) {
+    std::error_code ec;
+    for (const auto& path : files) {
+        if (std::filesystem::is_regular_file(path, ec) && std::filesystem::file_size(path, ec) > 0 && !ec) return true;
+    }
+    return false;
+}
+
 bool id_flag_usable(const ProcessFlags& flags) {
     if (flags.id.empty()) return true;
     if (flags.files.size() != 1) {
@@ -160,6 +171,9 @@ int process(const Config& config, const ProcessFlags& flags) {
     helper_settings.preload_langs.clear();
     helper_settings.warm_parsers = false; // one run of a few files: warm only what they need
     OnDemandHelper helper(helper_settings);
+    // A file with bytes almost always needs the helper: started now, its start-up overlaps the
+    // reading, hashing and sniffing of the first file (an empty file needs none).
+    if (any_file_has_bytes(flags.files)) helper.start_early();
     Run run{config, flags.id, *steps, *out, helper, options};
     bool failed = false;
     for (const auto& path : flags.files) {

@@ -11,16 +11,19 @@ OnDemandHelper::OnDemandHelper(HelperSettings settings) : m_settings(std::move(s
 // helper stops before its pool removes the scratch folders.
 OnDemandHelper::~OnDemandHelper() = default;
 
+void OnDemandHelper::start_early() {
+    if (m_helper) return;
+    m_pool = std::make_unique<HelperPool>(m_settings);
+    m_helper = m_pool->make(); // starts the process (Helper's constructor), does not wait
+}
+
 PipelineResult OnDemandHelper::analyse(int fd, std::uint64_t size, const std::string& hash, const JobSpec& spec,
                                        const PipelineOptions& options) {
     const std::string mime = size == 0 ? "application/x-empty" : extractors::detect_content_type(fd);
     if (extractors::kind_of(mime) == extractors::Kind::other || size == 0) {
         return unparsed_result(size, hash, spec, mime); // nothing to parse
     }
-    if (!m_helper) {
-        m_pool = std::make_unique<HelperPool>(m_settings);
-        m_helper = m_pool->make();
-    }
+    start_early();
     return m_helper->analyse(fd, size, hash, spec, options);
 }
 
