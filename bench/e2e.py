@@ -428,9 +428,73 @@ def mode_reupload(args):
     emit(args, out)
 
 
+def enqueue_one(r, fid, key, t_enq):
+    r.xadd(STREAM, {"file_id": fid, "storage_key": key})
+    t_enq[fid] = time.time()
+
+
+def mode_behind(args):
+    """Small images behind a queue of scans (issue 20): args.count copies of args.file (a scanned
+    PDF) are queued first, then the small images of args.files_dir one every args.interval
+    seconds while the worker works on the scans. Reports each small image's enqueue->done
+    latency and the scans' total time."""
+    r = redis.Redis(host="127.0.0.1", port=args.port, decode_responses=True)
+    r.flushall()
+    os.makedirs(os.path.join(args.store, "behind"), exist_ok=True)
+    scans = []
+    for i in range(args.count):
+        key = f"behind/scan-{i:04d}.pdf"
+        shutil.copyfile(args.file, os.path.join(args.store, key))
+        with open(os.path.join(args.store, key), "a") as f:
+            f.write(f"\n%bench-copy-{i}\n")  # unique bytes: no content-hash reuse
+        scans.append((f"scan-{i:04d}", key))
+    smalls = stage_files(args.files_dir, args.store, "small")
+    p = start_worker(args, {"INGEST_CONCURRENCY": str(args.concurrency), "INGEST_OCR_MODE": args.ocr,
+                            "INGEST_LOOKAHEAD": str(args.lookahead)})
+    ps = r.pubsub(ignore_subscribe_messages=True)
+    ps.subscribe(PREFIX + "status")
+    while ps.get_message(timeout=0.1) is not None:
+        pass
+    t_enq, finals = {}, set()
+    pipe = r.pipeline(transaction=False)
+    for fid, key in scans:
+        pipe.xadd(STREAM, {"file_id": fid, "storage_key": key})
+    t0 = time.time()
+    pipe.execute()
+    for fid, _k in scans:
+        t_enq[fid] = t0
+    pending, next_at, end = list(smalls), t0 + args.interval, t0 + args.deadline
+    scan_ids = {fid for fid, _k in scans}
+    while time.time() < end and ((pending and not scan_ids <= finals) or len(finals) < len(t_enq)):
+        if pending and time.time() >= next_at and not scan_ids <= finals:
+            enqueue_one(r, *pending.pop(0), t_enq)
+            next_at += args.interval
+        m = ps.get_message(timeout=0.05)
+        if m is None:
+            continue
+        try:
+            d = json.loads(m["data"])
+        except ValueError:
+            continue
+        if d.get("status") in ("done", "failed") and d.get("file_id") in t_enq:
+            finals.add(d["file_id"])
+    ps.close()
+    stop_worker(p)
+    meta = read_meta(r, list(t_enq))
+    small_ids = [fid for fid, _k in smalls if fid in t_enq]
+    lat = [parse_ts(meta[f][2]) - t_enq[f] for f in small_ids if meta[f][2]]
+    scan_fin = [parse_ts(meta[f][2]) for f, _k in scans if meta[f][2]]
+    emit(args, {"side": "ingestd", "lookahead": args.lookahead, "scans": len(scans),
+                "scans_done": sum(1 for f, _k in scans if meta[f][0] == "done"),
+                "scans_wall_s": round(max(scan_fin) - t0, 2) if scan_fin else float("nan"),
+                "small_sent": len(small_ids), "small_done": len(lat),
+                "small_p50_s": round(pct(lat, 50), 3), "small_p99_s": round(pct(lat, 99), 3),
+                "small_max_s": round(max(lat), 3) if lat else float("nan")})
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("mode", choices=["ingestd", "peer", "tiny", "soak", "reupload"])
+    ap.add_argument("mode", choices=["ingestd", "peer", "tiny", "soak", "reupload", "behind"])
     ap.add_argument("--bin")
     ap.add_argument("--port", type=int, required=True)
     ap.add_argument("--files-dir")
@@ -440,13 +504,15 @@ def main():
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--ocr", default="auto")
     ap.add_argument("--count", type=int, default=3000)
+    ap.add_argument("--interval", type=float, default=1.0, help="behind: seconds between small images")
+    ap.add_argument("--lookahead", type=int, default=32, help="behind: the worker's INGEST_LOOKAHEAD")
     ap.add_argument("--deadline", type=float, default=1800)
     ap.add_argument("--peer", default="/work/shared/peer/bench.py")
     ap.add_argument("--wrap", default="", help="command prefix for the worker, e.g. strace options")
     ap.add_argument("--out", required=True)
     args = ap.parse_args()
     {"ingestd": mode_ingestd, "peer": mode_peer, "tiny": mode_tiny, "soak": mode_soak,
-     "reupload": mode_reupload}[args.mode](args)
+     "reupload": mode_reupload, "behind": mode_behind}[args.mode](args)
 
 
 if __name__ == "__main__":

@@ -174,6 +174,8 @@ int process(const Config& config, const ProcessFlags& flags) {
     // A file with bytes almost always needs the helper: started now, its start-up overlaps the
     // reading, hashing and sniffing of the first file (an empty file needs none).
     if (any_file_has_bytes(flags.files)) helper.start_early();
+    // Meanwhile: pipeline_version (cached) hashes the OCR language data, ~10 ms off the path.
+    (void)pipeline_version(config.ocr_langs);
     Run run{config, flags.id, *steps, *out, helper, options};
     bool failed = false;
     for (const auto& path : flags.files) {
