@@ -111,11 +111,12 @@ int dpi_of(double pixels_per_mm, int width, int height) {
 // Tesseract (Leptonica reads it, 16-bit samples cut to 8, transparency put on white): RGB
 // for a colour image, so that Tesseract thresholds each channel itself (coloured text on a
 // coloured background keeps the contrast that a grey conversion loses), grey for a grey
-// one; upright (EXIF orientation applied) and scaled down past `max_pixels`.
-vips::VImage decode_raster(vips::VImage image, double max_pixels, int& dpi) {
+// one and with `grey` (a page in colour without colour: a third of the OCR time saved);
+// upright (EXIF orientation applied) and scaled down past `max_pixels`.
+vips::VImage decode_raster(vips::VImage image, double max_pixels, int& dpi, bool grey = false) {
     dpi = dpi_of(image.xres(), image.width(), image.height());
     const bool has_orientation = image.get_typeof(VIPS_META_ORIENTATION) != 0;
-    const bool colour = image.bands() - (image.has_alpha() ? 1 : 0) >= 3; // RGB, CMYK, Lab...
+    const bool colour = !grey && image.bands() - (image.has_alpha() ? 1 : 0) >= 3; // RGB, CMYK, Lab...
     const VipsInterpretation space = colour ? VIPS_INTERPRETATION_sRGB : VIPS_INTERPRETATION_B_W;
     if (image.interpretation() != space || image.format() != VIPS_FORMAT_UCHAR) {
         image = image.colourspace(space);
@@ -256,12 +257,15 @@ PageOutcome read_page(const PageSource& source, const TextOptions& options) {
         out.error = too_many_pixels_failure(w, h, options.max_pixels);
         return out;
     }
-    const bool photo = source.single && is_photo(image);
-    if (photo && !photo_shows_text(source.blob, options)) {
+    const std::optional<PhotoLook> look =
+        source.single && is_photo(image) ? std::optional(look_at_photo(source.blob, options)) : std::nullopt;
+    if (look == PhotoLook::no_text) {
         return out;
     }
+    const bool photo = look == PhotoLook::text;
     int dpi = 0;
-    const vips::VImage raster = decode_raster(image, photo ? k_max_photo_ocr_pixels : k_max_ocr_pixels, dpi);
+    const vips::VImage raster =
+        decode_raster(image, photo ? k_max_photo_ocr_pixels : k_max_ocr_pixels, dpi, look == PhotoLook::paper);
     const GreyImage view{static_cast<const unsigned char*>(raster.data()),
                          raster.width(),
                          raster.height(),

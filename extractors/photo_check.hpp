@@ -22,9 +22,25 @@ inline constexpr double k_max_photo_ocr_pixels = 12e6;
 /// True when `image` (a page's header is enough) is photo-sized colour.
 bool is_photo(const vips::VImage& image);
 
-/// Whether the photo in `blob` may hold text: one recognition pass over a reduced, upright,
-/// levelled, grey copy (decoded with shrink-on-load) finds a few confident words, or many words (text
-/// on its side reads as garbage, but much of it). Throws vips::VError when it cannot be decoded.
-bool photo_shows_text(VipsBlob* blob, const TextOptions& options);
+/// A colour image that is a page (scanned or saved in colour) rather than a photo: no colour
+/// to speak of (mean |R-G| + |G-B| below k_paper_colour) and most of it paper (a share above
+/// k_paper_share of pixels lighter than k_paper_level). `reduced` is a small sRGB copy.
+inline constexpr double k_paper_colour = 8.0;
+inline constexpr double k_paper_level = 200.0;
+inline constexpr double k_paper_share = 0.6;
+bool looks_like_paper(const vips::VImage& reduced);
+
+/// What a look at a photo-sized colour image decided.
+enum class PhotoLook {
+    no_text, ///< a photo without signs of text: not read further
+    text,    ///< a photo with signs of text: read in full, at most k_max_photo_ocr_pixels
+    paper,   ///< a page in colour (looks_like_paper): read in full, in grey, as a scan is
+};
+
+/// Looks at the photo in `blob`: paper (looks_like_paper), or one recognition pass over a
+/// reduced, upright, levelled, grey copy (decoded with shrink-on-load) that finds a few
+/// confident words, or many words (text on its side reads as garbage, but much of it), or
+/// neither. Throws vips::VError when it cannot be decoded.
+PhotoLook look_at_photo(VipsBlob* blob, const TextOptions& options);
 
 } // namespace extractors

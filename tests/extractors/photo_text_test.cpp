@@ -136,3 +136,26 @@ TEST_P(PhotoText, APagePhotographedAskewKeepsItsText) {
     std::printf("[ figures  ] page photographed 8 degrees askew: word F1 = %.3f\n", f1);
     EXPECT_GE(f1, 0.9) << r.text;
 }
+
+// A page scanned or saved in colour is paper, not a photo: it skips the look (which would
+// read its text twice) and is read in grey; photos, colourful or textured, are not paper.
+TEST(PaperLook, APageInColourIsPaperAndPhotosAreNot) {
+    texttest::vips_start();
+    const vips::VImage page = texttest::text_page(sample_text());
+    const vips::VImage page_rgb = vips::VImage::bandjoin({page, page, page})
+                                      .copy(vips::VImage::option()->set("interpretation", VIPS_INTERPRETATION_sRGB));
+    EXPECT_TRUE(extractors::looks_like_paper(page_rgb.resize(0.5)));
+    EXPECT_FALSE(extractors::looks_like_paper(scene(1200, 900)));
+    EXPECT_FALSE(extractors::looks_like_paper(with_paper(scene(1200, 900), page.resize(0.3), 100, 100)));
+    EXPECT_FALSE(extractors::looks_like_paper(page)) << "a grey image is never taken for a photo";
+
+    // Read whole: an A4 page at 300 dpi saved as an RGB PNG (8.4 MP, photo-sized colour).
+    const vips::VImage sheet =
+        page_rgb.embed(0, 0, 2550, 3300, vips::VImage::option()->set("extend", VIPS_EXTEND_WHITE));
+    ASSERT_TRUE(extractors::is_photo(sheet));
+    const std::string png = texttest::save_buffer(sheet, ".png");
+    const TextResult r = extract_image_text(as_bytes(png), "image/png", {});
+    ASSERT_FALSE(r.error) << r.error->message;
+    EXPECT_EQ(r.ocr_pages.value_or(-1), 1);
+    EXPECT_GE(texttest::word_f1(sample_text(), r.text), 0.95) << r.text;
+}
