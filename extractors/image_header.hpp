@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <string>
 
 namespace extractors {
 
@@ -23,5 +24,12 @@ std::optional<core::Failure> heif_size_failure(std::span<const unsigned char> by
 /// subsampling), from the first directory's tags read by libtiff; nullopt for any other
 /// file (which is then damaged). Thread-safe.
 std::optional<core::Failure> tiff_variant_failure(std::span<const unsigned char> bytes);
+
+/// The bytes decoding `bytes` (of type `mime`) holds at once whatever size it is decoded
+/// to: for a progressive JPEG, its whole image's DCT coefficients (libjpeg keeps them all
+/// until the last scan; 2 bytes per pixel per full-resolution plane: 162 MB for a 24 MP
+/// 4:4:4 photo, shrink-on-load or not); 0 for every other file, which libvips decodes a
+/// band of rows at a time, and for a header that cannot be read. Reads the header only.
+std::uint64_t whole_image_bytes(std::span<const unsigned char> bytes, const std::string& mime);
 
 } // namespace extractors

@@ -7,6 +7,9 @@
 #include <string>
 #include <system_error>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 namespace worker {
 
 HelperPool::HelperPool(HelperSettings settings) : m_settings(std::move(settings)) {
@@ -15,6 +18,13 @@ HelperPool::HelperPool(HelperSettings settings) : m_settings(std::move(settings)
         throw std::runtime_error(std::string("cannot create the helpers' scratch folder: ") + std::strerror(errno));
     }
     m_root = tmpl;
+    // The large-decode gate its helpers share (worker/helper/process/decode_gate.hpp).
+    const std::filesystem::path gate = m_root / "decode.lock";
+    const int fd = ::open(gate.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+    if (fd >= 0) {
+        ::close(fd);
+        m_settings.decode_lock = gate.string();
+    }
 }
 
 HelperPool::~HelperPool() {

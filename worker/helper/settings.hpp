@@ -20,6 +20,7 @@ struct HelperSettings {
     std::uint64_t max_file_bytes = 10ULL << 30;  // INGEST_MAX_FILE_BYTES: bounds the helper's scratch files
     std::string preload_langs;                   // Tesseract languages to load at start; empty: none
     bool warm_parsers = false;                   // run Poppler and every image loader once at start
+    std::string decode_lock;                     // the file a worker's helpers flock for a large decode; empty: none
     int max_jobs = 5000;                         // recycle after this many files (the RSS mark usually comes first)
     std::uint64_t rss_mark_bytes = 256ULL << 20; // recycle when resident memory is above it
     std::chrono::milliseconds kill_grace{2000};  // after the job's deadline, before SIGKILL

@@ -26,6 +26,7 @@ std::vector<std::string> helper_arguments(const HelperSettings& settings, const 
                                      "--memory-mb",      std::to_string(settings.memory_mb),
                                      "--max-file-bytes", std::to_string(settings.max_file_bytes)};
     if (settings.warm_parsers) args.emplace_back("--warm");
+    if (!settings.decode_lock.empty()) args.insert(args.end(), {"--decode-lock", settings.decode_lock});
     if (!settings.preload_langs.empty()) args.insert(args.end(), {"--preload", settings.preload_langs});
     return args;
 }

@@ -4,11 +4,13 @@
 #include "core/file_error.hpp"
 #include "core/layout.hpp"
 #include "extractors/document_type.hpp"
+#include "extractors/image_header.hpp"
 #include "extractors/page_share.hpp"
 #include "extractors/registry.hpp"
 #include "extractors/sniff/content_type.hpp"
 #include "extractors/text_sink.hpp"
 #include "thumbnails/registry.hpp"
+#include "worker/helper/process/decode_gate.hpp"
 #include "worker/pipeline/pipeline.hpp"
 
 #include <algorithm>
@@ -206,6 +208,9 @@ PipelineResult analyse(int fd, std::uint64_t size, const std::string& content_ha
         return map->bytes();
     };
 
+    // A file whose decode holds its whole image (a large progressive JPEG) waits for any other
+    // helper of the worker decoding one: one such at a time keeps the worker's memory bounded.
+    const LargeDecodeHold large(extractors::whole_image_bytes(bytes(), mime));
     // A PDF's page 1 drawn by OCR is the thumbnailer's too: drawn once when both steps run.
     const extractors::FirstPageShare share(spec.step_text && extractor && spec.step_thumbnails && renderer);
     Outcome out(content_hash);

@@ -7,6 +7,7 @@
 #include "extractors/sniff/content_type.hpp"
 #include "thumbnails/thumbnailer.hpp"
 #include "worker/helper/channel.hpp"
+#include "worker/helper/process/decode_gate.hpp"
 #include "worker/helper/sandbox.hpp"
 #include "worker/pipeline/pipeline.hpp"
 
@@ -259,6 +260,8 @@ int run_helper(const HelperArgs& a) {
     if (a.parent != 0 && ::getppid() != a.parent) return 1;
     ::signal(SIGPIPE, SIG_IGN);
     ::signal(SIGXFSZ, SIG_IGN); // a scratch file past RLIMIT_FSIZE fails its write, not the process
+    // Opened before the sandbox, which then allows no file outside the scratch folder.
+    if (!open_decode_gate(a.decode_lock)) say("warning: cannot open the large-decode gate; decoding without it");
     sandbox::Report report;
     try {
         report = enter_sandbox(a);
@@ -297,6 +300,7 @@ int helper_main(int argc, char** argv) {
     app.add_option("--max-file-bytes", args.max_file_bytes);
     app.add_option("--preload", args.preload_langs);
     app.add_flag("--warm", args.warm);
+    app.add_option("--decode-lock", args.decode_lock);
     app.add_flag("--self-test-sandbox", args.self_test_sandbox);
     app.add_option("--outside", outside);
     app.add_option("--tcp-port", args.self_test_port);

@@ -15,6 +15,7 @@ struct HelperArgs {
     std::uint64_t max_file_bytes = 10ULL << 30; // INGEST_MAX_FILE_BYTES; RLIMIT_FSIZE follows from it
     std::string preload_langs;                  // Tesseract languages to load before the first job; empty: none
     bool warm = false;                          // run Poppler and the image loaders once before the first job
+    std::filesystem::path decode_lock;          // the worker's large-decode gate (decode_gate.hpp); empty: none
     bool self_test_sandbox = false;
     std::filesystem::path self_test_outside; // a path outside `scratch` to try to write
     int self_test_port = 0;                  // a loopback TCP port to try to reach
