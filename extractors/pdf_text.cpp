@@ -1,5 +1,6 @@
 #include "extractors/pdf_text.hpp"
 
+#include "extractors/page_threads.hpp"
 #include "extractors/pdf_layers.hpp"
 #include "extractors/pdf_ocr.hpp"
 #include "extractors/pdf_pixels.hpp"
@@ -61,10 +62,10 @@ std::unique_ptr<poppler::document> open_document(std::span<const unsigned char> 
 }
 
 // One extraction's pages, read in order: text layer, then OCR where the mode asks for it.
-class PageReader {
+class PdfPageReader {
 public:
-    PageReader(poppler::document& doc, std::span<const unsigned char> bytes, std::vector<LayerPage> layers,
-               const TextOptions& options)
+    PdfPageReader(poppler::document& doc, std::span<const unsigned char> bytes, std::vector<LayerPage> layers,
+                  const TextOptions& options)
         : m_doc(doc), m_bytes(bytes), m_layers(std::move(layers)), m_options(options), m_page_count(doc.pages()) {}
 
     // Reads page `i` into the text; a failure (the deadline) stops the reading.
@@ -198,9 +199,10 @@ private:
     std::vector<LayerPage> m_layers;          // read ahead by threads, or empty
     const TextOptions& m_options;
     const int m_page_count;
-    const bool m_parallel = m_options.ocr_threads > 1; // OCR'd pages read together at the end
-    std::vector<std::string> m_pieces;                 // each page's text, in order
-    std::vector<int> m_ocr_jobs;                       // pages left for read_ocr_pages()
+    // OCR'd pages read together at the end (by threads given or borrowed: page_threads.hpp)
+    const bool m_parallel = m_options.ocr_threads > 1 || thread_lender() != nullptr;
+    std::vector<std::string> m_pieces; // each page's text, in order
+    std::vector<int> m_ocr_jobs;       // pages left for read_ocr_pages()
     int m_pages_done = 0;
     int m_ocr_pages = 0;
     long long m_confidence_sum = 0;
@@ -223,7 +225,7 @@ TextResult extract_pdf_text(std::span<const unsigned char> bytes, const TextOpti
     if (threads > 1 && to_read >= k_min_pages_for_threads) {
         layers = read_layers(*doc, bytes, to_read, threads, options.deadline);
     }
-    PageReader reader(*doc, bytes, std::move(layers), options);
+    PdfPageReader reader(*doc, bytes, std::move(layers), options);
     for (int i = 0; i < to_read && !result.error; ++i) {
         result.error = reader.read(i);
     }

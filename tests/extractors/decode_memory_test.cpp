@@ -4,9 +4,9 @@
 #include "extractors/image_header.hpp"
 
 #include <string>
+#include <vips/vips8>
 
 #include <gtest/gtest.h>
-#include <vips/vips8>
 
 namespace {
 
@@ -17,11 +17,12 @@ std::string jpeg(int bands, bool progressive, bool subsampled) {
     image = image.cast(VIPS_FORMAT_UCHAR);
     void* data = nullptr;
     std::size_t size = 0;
-    image.write_to_buffer(".jpg", &data, &size,
-                          vips::VImage::option()
-                              ->set("Q", 80)
-                              ->set("interlace", progressive)
-                              ->set("subsample_mode", subsampled ? VIPS_FOREIGN_SUBSAMPLE_ON : VIPS_FOREIGN_SUBSAMPLE_OFF));
+    image.write_to_buffer(
+        ".jpg", &data, &size,
+        vips::VImage::option()
+            ->set("Q", 80)
+            ->set("interlace", progressive)
+            ->set("subsample_mode", subsampled ? VIPS_FOREIGN_SUBSAMPLE_ON : VIPS_FOREIGN_SUBSAMPLE_OFF));
     std::string bytes(static_cast<const char*>(data), size);
     g_free(data);
     return bytes;
@@ -34,7 +35,7 @@ std::uint64_t whole(const std::string& bytes, const std::string& mime = "image/j
 TEST(DecodeMemory, AProgressiveJpegHoldsTwoBytesPerPixelOfEachFullPlane) {
     ASSERT_EQ(VIPS_INIT("decode_memory_test"), 0);
     const double pixels = 300.0 * 200.0;
-    EXPECT_EQ(whole(jpeg(3, true, false)), std::uint64_t(pixels * 2 * 3)); // 4:4:4
+    EXPECT_EQ(whole(jpeg(3, true, false)), std::uint64_t(pixels * 2 * 3));  // 4:4:4
     EXPECT_EQ(whole(jpeg(3, true, true)), std::uint64_t(pixels * 2 * 1.5)); // 4:2:0
     EXPECT_EQ(whole(jpeg(1, true, false)), std::uint64_t(pixels * 2));      // grey
 }

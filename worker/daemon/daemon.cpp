@@ -39,11 +39,23 @@ struct Daemon {
     std::atomic<int> threads_ready{0};
 };
 
-// Threads a job starting now may use for OCR'ing a long scan's pages: its share of the cores,
-// and the shares of the slots idle at its start (a busy worker gives each job its own share).
-int ocr_threads_now(const Config& config, Slots& slots) {
-    const int per_slot = std::max(1, machine_cores() / std::max(1, config.concurrency));
-    return per_slot * (1 + slots.idle(config.concurrency));
+// The threads one job slot's share of the cores gives.
+int threads_per_slot(const Config& config) {
+    return std::max(1, machine_cores() / std::max(1, config.concurrency));
+}
+
+// Threads a job starting now may use for OCR'ing a long scan's pages: its share of the cores.
+// The idle slots' shares it borrows while it reads, as long as they stay idle (`lending`:
+// worker/helper/thread_share.hpp); without that, it takes those idle at its start.
+int ocr_threads_now(const Config& config, Slots& slots, bool lending) {
+    return threads_per_slot(config) * (1 + (lending ? 0 : slots.idle(config.concurrency)));
+}
+
+// Tells the helpers what the idle slots lend now: after every job's start and end.
+void lend_idle_slots(Daemon& daemon, HelperPool& helpers) {
+    if (ThreadShare* share = helpers.thread_share()) {
+        share->set_spare(threads_per_slot(daemon.config) * daemon.slots.idle(daemon.config.concurrency));
+    }
 }
 
 // The lanes (a fast lane's thread, read-ahead) run with INGEST_LOOKAHEAD above 0.
@@ -71,22 +83,26 @@ void wait_for_fast_lane(Daemon& daemon) {
 void run_job_thread(Daemon& daemon, HelperPool& helpers, bool fast_lane) {
     if (!fast_lane && lanes_on(daemon.config)) wait_for_fast_lane(daemon);
     std::shared_ptr<Helper> helper = helpers.make();
-    JobRunner runner(daemon.config, daemon.queue, daemon.storage, daemon.metrics, daemon.stopping,
-                     [helper, &daemon](int fd, std::uint64_t size, const std::string& hash, const JobSpec& spec,
-                                       const PipelineOptions& options) {
-                         PipelineOptions o = options;
-                         o.ocr_threads = ocr_threads_now(daemon.config, daemon.slots);
-                         return helper->analyse(fd, size, hash, spec, o);
-                     });
+    JobRunner runner(
+        daemon.config, daemon.queue, daemon.storage, daemon.metrics, daemon.stopping,
+        [helper, &daemon, lending = helpers.thread_share() != nullptr](
+            int fd, std::uint64_t size, const std::string& hash, const JobSpec& spec, const PipelineOptions& options) {
+            PipelineOptions o = options;
+            o.ocr_threads = ocr_threads_now(daemon.config, daemon.slots, lending);
+            return helper->analyse(fd, size, hash, spec, o);
+        });
     // The fast lane's helper loads what its first small file needs when it comes (a fraction
     // of a second) instead of warming every parser before it may take one.
     if (!fast_lane) helper->warm_up();
     if (++daemon.threads_ready == thread_count(daemon.config)) daemon.metrics.threads_warm = true;
+    lend_idle_slots(daemon, helpers);
     while (auto d = fast_lane ? daemon.slots.pop_fast() : daemon.slots.pop()) {
         ++daemon.metrics.in_flight;
+        lend_idle_slots(daemon, helpers);
         runner.run(*d, [&slots = daemon.slots, id = d->entry_id] { return slots.lost(id); });
         --daemon.metrics.in_flight;
         daemon.slots.done(d->entry_id);
+        lend_idle_slots(daemon, helpers);
     }
 }
 

@@ -50,6 +50,7 @@ Helper::~Helper() {
 }
 
 void Helper::forget() {
+    if (m_settings.thread_share) m_settings.thread_share->forget(m_slot); // what it borrowed is free again
     m_pid = -1;
     m_sock.reset();
     m_jobs = 0;
@@ -85,7 +86,7 @@ void Helper::start() {
     std::error_code ec;
     std::filesystem::remove_all(m_scratch, ec);
     std::filesystem::create_directories(m_scratch);
-    SpawnedHelper spawned = spawn_helper(m_settings, m_scratch);
+    SpawnedHelper spawned = spawn_helper(m_settings, m_scratch, m_slot);
     m_pid = spawned.pid;
     m_sock = std::move(spawned.channel);
 }

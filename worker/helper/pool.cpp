@@ -25,6 +25,14 @@ HelperPool::HelperPool(HelperSettings settings) : m_settings(std::move(settings)
         ::close(fd);
         m_settings.decode_lock = gate.string();
     }
+    // The OCR threads its idle slots lend (worker/helper/thread_share.hpp).
+    try {
+        const std::filesystem::path share = m_root / "threads.share";
+        m_settings.thread_share = std::make_shared<ThreadShare>(share, true);
+        m_settings.thread_share_path = share.string();
+    } catch (const std::system_error&) {
+        // Each job then reads with the threads it was given at its start.
+    }
 }
 
 HelperPool::~HelperPool() {

@@ -26,6 +26,9 @@ public:
     /// Throws std::runtime_error when the process cannot start.
     std::unique_ptr<Helper> make();
 
+    /// The OCR threads its idle slots lend its helpers; nullptr when it could not be made.
+    ThreadShare* thread_share() const { return m_settings.thread_share.get(); }
+
     /// The settings every helper of this pool starts with.
     const HelperSettings& settings() const { return m_settings; }
 

@@ -1,10 +1,12 @@
 #pragma once
 
 #include "worker/config/config.hpp"
+#include "worker/helper/thread_share.hpp"
 
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 
 namespace worker {
@@ -21,6 +23,8 @@ struct HelperSettings {
     std::string preload_langs;                   // Tesseract languages to load at start; empty: none
     bool warm_parsers = false;                   // run Poppler and every image loader once at start
     std::string decode_lock;                     // the file a worker's helpers flock for a large decode; empty: none
+    std::shared_ptr<ThreadShare> thread_share;   // the OCR threads its idle slots lend; null: none
+    std::string thread_share_path;               // its file, which helpers map
     int max_jobs = 5000;                         // recycle after this many files (the RSS mark usually comes first)
     std::uint64_t rss_mark_bytes = 256ULL << 20; // recycle when resident memory is above it
     std::chrono::milliseconds kill_grace{2000};  // after the job's deadline, before SIGKILL

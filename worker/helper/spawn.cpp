@@ -18,7 +18,8 @@
 namespace worker {
 namespace {
 
-std::vector<std::string> helper_arguments(const HelperSettings& settings, const std::filesystem::path& scratch) {
+std::vector<std::string> helper_arguments(const HelperSettings& settings, const std::filesystem::path& scratch,
+                                          int slot) {
     std::vector<std::string> args = {settings.binary,    "helper",
                                      "--channel",        "3",
                                      "--parent",         std::to_string(::getpid()),
@@ -27,6 +28,9 @@ std::vector<std::string> helper_arguments(const HelperSettings& settings, const 
                                      "--max-file-bytes", std::to_string(settings.max_file_bytes)};
     if (settings.warm_parsers) args.emplace_back("--warm");
     if (!settings.decode_lock.empty()) args.insert(args.end(), {"--decode-lock", settings.decode_lock});
+    if (!settings.thread_share_path.empty() && slot >= 0) {
+        args.insert(args.end(), {"--thread-share", settings.thread_share_path, "--slot", std::to_string(slot)});
+    }
     if (!settings.preload_langs.empty()) args.insert(args.end(), {"--preload", settings.preload_langs});
     return args;
 }
@@ -88,7 +92,7 @@ struct SpawnAttributes {
 
 } // namespace
 
-SpawnedHelper spawn_helper(const HelperSettings& settings, const std::filesystem::path& scratch) {
+SpawnedHelper spawn_helper(const HelperSettings& settings, const std::filesystem::path& scratch, int slot) {
     int sv[2];
     if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
         throw std::runtime_error(std::string("socketpair: ") + std::strerror(errno));
@@ -106,7 +110,7 @@ SpawnedHelper spawn_helper(const HelperSettings& settings, const std::filesystem
     const core::Fd output_write(::fcntl(output_write_original.get(), F_DUPFD_CLOEXEC, 10));
     if (!output_write) throw std::runtime_error(std::string("fcntl: ") + std::strerror(errno));
 
-    std::vector<std::string> args = helper_arguments(settings, scratch);
+    std::vector<std::string> args = helper_arguments(settings, scratch, slot);
     std::vector<std::string> env = helper_environment(scratch);
     const std::vector<char*> argv = c_strings(args);
     const std::vector<char*> envp = c_strings(env);

@@ -20,6 +20,6 @@ struct SpawnedHelper {
 /// whose lines the worker logs as the helper's (pump_helper_output), default signals and its own
 /// process group; does not wait for it to be ready. Throws std::runtime_error when the
 /// socket or the process cannot be made.
-SpawnedHelper spawn_helper(const HelperSettings& settings, const std::filesystem::path& scratch);
+SpawnedHelper spawn_helper(const HelperSettings& settings, const std::filesystem::path& scratch, int slot = -1);
 
 } // namespace worker

@@ -8,6 +8,7 @@
 #include "thumbnails/thumbnailer.hpp"
 #include "worker/helper/channel.hpp"
 #include "worker/helper/process/decode_gate.hpp"
+#include "worker/helper/process/share_lender.hpp"
 #include "worker/helper/sandbox.hpp"
 #include "worker/pipeline/pipeline.hpp"
 
@@ -262,6 +263,7 @@ int run_helper(const HelperArgs& a) {
     ::signal(SIGXFSZ, SIG_IGN); // a scratch file past RLIMIT_FSIZE fails its write, not the process
     // Opened before the sandbox, which then allows no file outside the scratch folder.
     if (!open_decode_gate(a.decode_lock)) say("warning: cannot open the large-decode gate; decoding without it");
+    if (!lend_threads_from(a.thread_share, a.slot)) say("warning: cannot map the worker's thread share");
     sandbox::Report report;
     try {
         report = enter_sandbox(a);
@@ -301,6 +303,8 @@ int helper_main(int argc, char** argv) {
     app.add_option("--preload", args.preload_langs);
     app.add_flag("--warm", args.warm);
     app.add_option("--decode-lock", args.decode_lock);
+    app.add_option("--thread-share", args.thread_share);
+    app.add_option("--slot", args.slot);
     app.add_flag("--self-test-sandbox", args.self_test_sandbox);
     app.add_option("--outside", outside);
     app.add_option("--tcp-port", args.self_test_port);

@@ -16,6 +16,8 @@ struct HelperArgs {
     std::string preload_langs;                  // Tesseract languages to load before the first job; empty: none
     bool warm = false;                          // run Poppler and the image loaders once before the first job
     std::filesystem::path decode_lock;          // the worker's large-decode gate (decode_gate.hpp); empty: none
+    std::filesystem::path thread_share;         // the OCR threads its worker's idle slots lend; empty: none
+    int slot = -1;                              // this helper's job slot in the worker (for thread_share)
     bool self_test_sandbox = false;
     std::filesystem::path self_test_outside; // a path outside `scratch` to try to write
     int self_test_port = 0;                  // a loopback TCP port to try to reach
