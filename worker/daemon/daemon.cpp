@@ -82,7 +82,7 @@ void wait_for_fast_lane(Daemon& daemon) {
 // the fast lane's takes only entries marked for it (worker/daemon/lanes.hpp).
 void run_job_thread(Daemon& daemon, HelperPool& helpers, bool fast_lane) {
     if (!fast_lane && lanes_on(daemon.config)) wait_for_fast_lane(daemon);
-    std::shared_ptr<Helper> helper = helpers.make();
+    std::shared_ptr<Helper> helper = helpers.make(!fast_lane);
     JobRunner runner(
         daemon.config, daemon.queue, daemon.storage, daemon.metrics, daemon.stopping,
         [helper, &daemon, lending = helpers.thread_share() != nullptr](

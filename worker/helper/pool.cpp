@@ -33,6 +33,8 @@ HelperPool::HelperPool(HelperSettings settings) : m_settings(std::move(settings)
     } catch (const std::system_error&) {
         // Each job then reads with the threads it was given at its start.
     }
+    m_cold_settings = m_settings;
+    m_cold_settings.warm_parsers = false;
 }
 
 HelperPool::~HelperPool() {
@@ -40,9 +42,9 @@ HelperPool::~HelperPool() {
     std::filesystem::remove_all(m_root, ec);
 }
 
-std::unique_ptr<Helper> HelperPool::make() {
+std::unique_ptr<Helper> HelperPool::make(bool warm) {
     const int slot = m_next++;
-    return std::make_unique<Helper>(m_settings, m_root / std::to_string(slot), slot);
+    return std::make_unique<Helper>(warm ? m_settings : m_cold_settings, m_root / std::to_string(slot), slot);
 }
 
 } // namespace worker

@@ -22,9 +22,10 @@ public:
     HelperPool(const HelperPool&) = delete;
     HelperPool& operator=(const HelperPool&) = delete;
 
-    /// A new helper handle for one thread; its process starts at once (warm engines).
-    /// Throws std::runtime_error when the process cannot start.
-    std::unique_ptr<Helper> make();
+    /// A new helper handle for one thread; its process starts at once, with its parsers run
+    /// once before its first job when `warm` (the fast lane's loads what its first small file
+    /// needs when it comes). Throws std::runtime_error when the process cannot start.
+    std::unique_ptr<Helper> make(bool warm = true);
 
     /// The OCR threads its idle slots lend its helpers; nullptr when it could not be made.
     ThreadShare* thread_share() const { return m_settings.thread_share.get(); }
@@ -34,6 +35,7 @@ public:
 
 private:
     HelperSettings m_settings;
+    HelperSettings m_cold_settings; // the same without the parsers' warm-up
     std::filesystem::path m_root;
     std::atomic<int> m_next{0};
 };
